@@ -1,0 +1,70 @@
+# ioweight: top-level build. Every target rebuilds only what changed; the
+# scripts it calls keep stamps keyed on their inputs (series + patches,
+# config fragments, package lists).
+#
+#   make demo            the main job: build what is missing, boot the guest,
+#                        run two competing fio pods without and with io.weight
+#   make test            everything: host unit tests, guest kernel tests, e2e
+#   make kernel [KVARIANT=ioweight|baseline|debug]
+#   make image | hook | hook-check | bench | bench-quick | vm-shell
+#   make kernel-refresh  turn commits in build/linux back into kernel/patches
+#   make checkpatch | clean | distclean
+
+SHELL := /bin/bash
+KVARIANT ?= ioweight
+TOP := $(CURDIR)
+BZIMAGE = build/kernel-$(KVARIANT)/arch/x86/boot/bzImage
+HOST_PKGS := vm/host-packages.txt $(wildcard oci-hook/host-packages.txt)
+
+.PHONY: all deps kernel kernel-tree image hook hook-check test demo bench \
+	bench-quick vm-shell kernel-refresh checkpatch clean distclean
+
+all: kernel image hook
+
+deps:
+	@vm/deps.sh $(HOST_PKGS)
+
+kernel-tree: deps
+	@kernel/scripts/tree.sh
+
+kernel: kernel-tree
+	@kernel/scripts/build.sh $(KVARIANT)
+
+image: deps
+	@vm/build-image.sh
+
+hook: deps
+	@if [ -f oci-hook/Makefile ]; then $(MAKE) -s -C oci-hook; fi
+
+hook-check: deps
+	@$(MAKE) -s -C oci-hook check
+
+test: deps
+	@vm/make-test.sh
+
+demo: deps
+	@e2e/demo.sh
+
+bench: deps
+	@bench/run.sh --full
+
+bench-quick: deps
+	@bench/run.sh --quick
+
+vm-shell: kernel image hook
+	@vm/run.sh --kernel $(KVARIANT) --disk size=2G,iops=1000,iops-size=4096 \
+		--nullb "nr_devices=1 irqmode=2 completion_nsec=1000000 hw_queue_depth=2" \
+		--interactive
+
+kernel-refresh:
+	@kernel/scripts/refresh.sh
+
+checkpatch: kernel-tree
+	@cd build/linux && ./scripts/checkpatch.pl --strict -q \
+		$(addprefix $(TOP)/kernel/patches/,$(shell sed -e 's/#.*//' kernel/series))
+
+clean:
+	rm -rf build/kernel-* build/vm build/hook build/dev build/demo build/bench
+
+distclean:
+	rm -rf build

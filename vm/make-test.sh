@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# `make test`: build what is missing, then run every suite and print one
+# summary line "N passed, N failed" (the last line of output).
+#
+# Stages: host unit tests of the hook (and its fuzzers when FUZZ_SECONDS is
+# set), guest kernel tests on the ioweight kernel (KUnit results + TAP tests
+# in kernel/tests), the debug-kernel stress test when kernel/tests/stress
+# exists, and the e2e suite when e2e/run.sh exists. A stage that breaks
+# without reporting results counts as one failure, never as a pass.
+# Environment: KVARIANT (default ioweight), STAGES (default all), FUZZ_SECONDS.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+kvariant=${KVARIANT:-ioweight}
+stages=${STAGES:-build hook fuzz kernel stress e2e}
+pass=0 fail=0 skip=0
+t0=$(date +%s)
+
+step() { printf '\n==== [%s +%ss] %s\n' "$(date +%H:%M:%S)" "$(( $(date +%s) - t0 ))" "$*"; }
+has() { [[ " $stages " == *" $1 "* ]]; }
+# add "P F S" from a results file, or one failure when the stage left none
+collect() {
+	local name=$1 file=$2 p f s
+	if [ -s "$file" ] && read -r p f s < "$file"; then
+		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + ${s:-0}))
+		echo "---- $name: $p passed, $f failed, ${s:-0} skipped"
+	else
+		fail=$((fail + 1))
+		echo "---- $name: no results (the stage broke), counted as 1 failure"
+	fi
+}
+
+mkdir -p build/test
+rm -f build/test/*.results
+
+if has build; then
+	step "build: kernel ($kvariant), guest image, hook"
+	kernel/scripts/tree.sh
+	kernel/scripts/build.sh "$kvariant"
+	vm/build-image.sh
+	[ ! -f oci-hook/Makefile ] || make -s -C oci-hook
+fi
+
+if has hook && [ -f oci-hook/Makefile ]; then
+	step "hook: unit tests on the host"
+	if make -s -C oci-hook check 2>&1 | tee build/test/hook.log; then :; fi
+	line=$(grep -E '^hook: [0-9]+ passed, [0-9]+ failed' build/test/hook.log | tail -n1 || true)
+	if [ -n "$line" ]; then
+		echo "$line" | sed -E 's/^hook: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2 0/' > build/test/hook.results
+	fi
+	collect "hook unit tests" build/test/hook.results
+fi
+
+if has fuzz && [ -n "${FUZZ_SECONDS:-}" ] && [ -f oci-hook/Makefile ]; then
+	step "hook: fuzz targets, ${FUZZ_SECONDS}s each"
+	if make -s -C oci-hook fuzz FUZZ_SECONDS="$FUZZ_SECONDS" 2>&1 | tee build/test/fuzz.log; then
+		echo "1 0 0" > build/test/fuzz.results
+	else
+		echo "0 1 0" > build/test/fuzz.results
+	fi
+	collect "hook fuzzing" build/test/fuzz.results
+fi
+
+if has kernel; then
+	step "guest: kernel tests on the $kvariant kernel (KUnit + kernel/tests)"
+	rundir=build/test/run-kernel
+	rm -rf "$rundir"
+	vm/run.sh --kernel "$kvariant" --timeout 1500 --run-dir "$rundir" \
+		--disk size=1G,iops=1000,iops-size=4096 \
+		--nullb "nr_devices=1 irqmode=2 completion_nsec=1000000 hw_queue_depth=2" \
+		-- /ioweight/vm/tap-runner.sh -r "/ioweight/$rundir/results" /ioweight/kernel/tests || true
+	collect "guest kernel tests" "$rundir/results"
+fi
+
+if has stress && [ -d kernel/tests/stress ]; then
+	step "guest: stress on the debug kernel"
+	kernel/scripts/build.sh debug
+	rundir=build/test/run-stress
+	rm -rf "$rundir"
+	vm/run.sh --kernel debug --timeout 1500 --run-dir "$rundir" \
+		--disk size=1G,iops=1000,iops-size=4096 \
+		--nullb "nr_devices=1 irqmode=2 completion_nsec=1000000 hw_queue_depth=2" \
+		-- /ioweight/vm/tap-runner.sh -r "/ioweight/$rundir/results" /ioweight/kernel/tests/stress || true
+	collect "debug-kernel stress" "$rundir/results"
+fi
+
+if has e2e && [ -x e2e/run.sh ]; then
+	step "guest: e2e suite (containerd + hook + pods)"
+	if e2e/run.sh --results build/test/e2e.results; then :; fi
+	collect "e2e" build/test/e2e.results
+fi
+
+step "done in $(( $(date +%s) - t0 ))s"
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]
