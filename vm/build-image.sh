@@ -14,8 +14,11 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$top/build/vm/root.img}
 dir=$(dirname "$out")
+# each part of the project may list what it needs in the guest
 lists=("$top/vm/guest-packages.txt")
-[ -f "$top/oci-hook/guest-packages.txt" ] && lists+=("$top/oci-hook/guest-packages.txt")
+for d in oci-hook e2e bench kernel; do
+	[ ! -f "$top/$d/guest-packages.txt" ] || lists+=("$top/$d/guest-packages.txt")
+done
 
 die() { echo "build-image.sh: $*" >&2; exit 1; }
 step() { printf '[image %s] %s\n' "$(date +%H:%M:%S)" "$*"; }

@@ -13,6 +13,9 @@
 #                       size=2G  iops=N  iops-size=BYTES  bps=N  serial=NAME
 #                     iops/bps become QEMU throttling.iops-total/bps-total.
 #                     Disks appear as /dev/vdb, /dev/vdc, ... in order. Repeatable.
+#   --attach PATH     attach an existing raw image as a further virtio-blk disk
+#                     after the --disk disks (snapshot=on: never modified),
+#                     e.g. a prepared /var/lib/containerd. Repeatable.
 #   --nullb "P=V ..." null_blk parameters for the kernel command line, e.g.
 #                     "nr_devices=1 irqmode=2 completion_nsec=1000000 hw_queue_depth=2"
 #                     (default: no null_blk devices)
@@ -32,7 +35,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=ioweight image=$top/build/vm/root.img timeout=900 mem=2048 smp=2
 nullb="" append="" quiet="" interactive="" rundir=""
-disks=()
+disks=() attach=()
 
 die() { echo "run.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -41,6 +44,7 @@ while [ $# -gt 0 ]; do
 	--image) image=$2; shift 2 ;;
 	--disk) disks+=("$2"); shift 2 ;;
 	--nullb) nullb=$2; shift 2 ;;
+	--attach) attach+=("$2"); shift 2 ;;
 	--append) append="$append $2"; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
@@ -67,7 +71,7 @@ mkdir -p "$top/build/vm/runs"
 if [ -z "$rundir" ]; then
 	rundir=$top/build/vm/runs/$(date +%Y%m%d-%H%M%S)-$$
 	# keep the last 30 runs
-	ls -1d "$top"/build/vm/runs/*/ 2>/dev/null | head -n -30 | xargs -r rm -rf
+	{ ls -1d "$top"/build/vm/runs/*/ 2>/dev/null || true; } | head -n -30 | xargs -r rm -rf
 fi
 mkdir -p "$rundir"
 rundir=$(cd "$rundir" && pwd)
@@ -110,6 +114,13 @@ for spec in "${disks[@]}"; do
 	tmpfiles+=("$f")
 	qemu+=(-drive "file=$f,if=none,id=data$n,format=raw,aio=threads$opts"
 		-device "virtio-blk-pci,drive=data$n,serial=$serial")
+	n=$((n + 1))
+done
+
+for f in "${attach[@]}"; do
+	[ -f "$f" ] || die "--attach: no image $f"
+	qemu+=(-drive "file=$f,if=none,id=att$n,format=raw,snapshot=on"
+		-device "virtio-blk-pci,drive=att$n,serial=attach$n")
 	n=$((n + 1))
 done
 
