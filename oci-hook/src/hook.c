@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* hook.c - the prestart pipeline shared by the hook and `explain`. */
+#include "hook.h"
+
+#include <string.h>
+
+#include "device.h"
+#include "log.h"
+#include "sandbox.h"
+
+void hook_result_free(struct hook_result *res)
+{
+	plan_free(&res->plan);
+	free(res->cfg);
+	res->cfg = NULL;
+}
+
+static void log_skipped(const char *path, const char *why, void *arg)
+{
+	(void)arg;
+	(void)path;
+	/* the log is not open yet: stderr reaches the runtime's log */
+	fprintf(stderr, "ioweight-hook: skipping config: %s\n", why);
+}
+
+static int resolve_targets(const struct hook_roots *roots, struct weight_target *t,
+			   struct hook_err *err)
+{
+	for (size_t i = 0; i < t->n_devs; i++) {
+		struct devnum d;
+
+		if (device_resolve(roots, t->devs[i].path, &d, err) < 0)
+			return hook_fail_prefix(err, "annotation %s: ", ANN_DEVICE_WEIGHTS);
+		for (size_t j = 0; j < i; j++)
+			if (t->devs[j].maj == d.maj && t->devs[j].min == d.min)
+				return hook_fail(err, 0, "annotation %s: %s and %s are the same disk %u:%u",
+						 ANN_DEVICE_WEIGHTS, t->devs[j].path, t->devs[i].path,
+						 d.maj, d.min);
+		t->devs[i].maj = d.maj;
+		t->devs[i].min = d.min;
+	}
+	return 0;
+}
+
+static int load_config(const struct hook_opts *o, struct ioweight_config *cfg,
+		       struct hook_err *err)
+{
+	if (o->config_file)
+		return config_load_file(o->config_file, cfg, err);
+	return config_load_dir(o->roots.config_dir, cfg, o->dry_run ? NULL : log_skipped, NULL, err);
+}
+
+static int find_cgroup(const struct hook_opts *o, struct oci_state *st, struct hook_result *res,
+		       char *spec_cg, struct hook_err *err)
+{
+	if (o->cgroup) {
+		if (cgroup_check_path(o->cgroup, "--cgroup", err) < 0)
+			return -1;
+		snprintf(res->ctr_cg, sizeof(res->ctr_cg), "%s", o->cgroup);
+		return 0;
+	}
+	if (st->pid > 0)
+		return cgroup_of_pid(&o->roots, st->pid, res->ctr_cg, sizeof(res->ctr_cg), err);
+	if (spec_cg)
+		return cgroup_from_spec(spec_cg, res->ctr_cg, sizeof(res->ctr_cg), err);
+	return hook_fail(err, 0, "OCI state has no pid and config.json no linux.cgroupsPath: cannot find the cgroup");
+}
+
+int hook_run(const struct hook_opts *o, struct oci_state *st, struct hook_result *res,
+	     struct hook_err *err)
+{
+	struct ann_values av;
+	struct devnum disks[PLAN_MAX_DISKS];
+	int disk_prof[PLAN_MAX_DISKS];
+	size_t n_disks = 0;
+	_cleanup_free_ char *spec_cg = NULL;
+	struct plan_input pin;
+	int sb;
+
+	memset(res, 0, sizeof(*res));
+	res->policy = POLICY_FAIL;	/* until a config says otherwise */
+	res->cfg = calloc(1, sizeof(*res->cfg));
+	if (!res->cfg)
+		return hook_fail(err, ENOMEM, "config");
+	if (load_config(o, res->cfg, err) < 0)
+		return -1;
+	res->config_loaded = true;
+	res->policy = res->cfg->policy;
+	if (!o->dry_run) {
+		struct hook_err le = { 0 };
+
+		if (log_open(res->cfg->log_target, res->cfg->log_path, &le) < 0)
+			fprintf(stderr, "ioweight-hook: %s; logging to stderr\n", le.msg);
+	}
+	log_context(st->id, NULL, NULL);
+
+	/* config.json only when the state lacks what we need */
+	if ((!st->has_annotations || (st->pid <= 0 && !o->cgroup)) && st->bundle &&
+	    spec_load(st, &spec_cg, err) < 0)
+		return -1;
+	if (annotations_parse(st->ann, st->n_ann, &av, err) < 0 ||
+	    find_cgroup(o, st, res, spec_cg, err) < 0)
+		return -1;
+	log_context(st->id, NULL, res->ctr_cg);
+	if (cgroup_find_pod(&o->roots, res->ctr_cg, st->id, &av, &res->in_pod, res->pod_cg,
+			    sizeof(res->pod_cg), err) < 0)
+		return -1;
+	log_context(st->id, res->in_pod ? res->pod_cg : NULL, res->ctr_cg);
+	if (request_build(&av, res->cfg, res->in_pod, &res->req, err) < 0 ||
+	    resolve_targets(&o->roots, &res->req.pod, err) < 0 ||
+	    resolve_targets(&o->roots, &res->req.ctr, err) < 0 ||
+	    plan_resolve_rules(&o->roots, res->cfg, disks, disk_prof, &n_disks, err) < 0)
+		return -1;
+	pin = (struct plan_input){
+		.roots = &o->roots, .cfg = res->cfg, .ctr_cg = res->ctr_cg,
+		.pod_cg = res->in_pod ? res->pod_cg : NULL, .req = &res->req,
+		.disks = disks, .disk_profile = disk_prof, .n_disks = n_disks,
+	};
+	if (plan_build(&pin, &res->plan, err) < 0)
+		return -1;
+
+	/* last step before touching cgroupfs: everything is read and open */
+	if (o->sandbox && !o->dry_run && (sb = sandbox_apply(err)) < 0) {
+		if (res->cfg->require_sandbox)
+			return hook_fail_prefix(err, "refusing to run unsandboxed (requireSandbox): ");
+		log_msg(LOG_WARNING, "running unsandboxed (requireSandbox is false): %s", err->msg);
+	}
+	for (size_t i = 0; i < res->req.n_notes; i++)
+		log_msg(LOG_INFO, "%s", res->req.notes[i]);
+	if (plan_apply(&res->plan, o->dry_run, err) < 0) {
+		/* what did land before the failure is worth knowing */
+		for (size_t i = 0; i < res->plan.n && res->plan.e[i].status == PS_WRITTEN; i++)
+			log_msg(LOG_INFO, "wrote `%s` to %s (%s)", res->plan.e[i].line,
+				res->plan.e[i].path, res->plan.e[i].why);
+		return -1;
+	}
+	if (!o->dry_run) {
+		for (size_t i = 0; i < res->plan.n; i++) {
+			const struct plan_entry *e = &res->plan.e[i];
+
+			log_msg(LOG_INFO, "%s `%s` %s %s (%s)",
+				e->status == PS_WRITTEN ? "wrote" : "kept", e->line,
+				e->status == PS_WRITTEN ? "to" : "already in", e->path, e->why);
+		}
+		if (!res->plan.n)
+			log_msg(LOG_INFO, "no weight requested and no device rule matched: nothing to write");
+	}
+	return 0;
+}
+
+int hook_run_fd(const struct hook_opts *o, int fd, struct hook_result *res, struct hook_err *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct oci_state st;
+	size_t len;
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	res->policy = POLICY_FAIL;
+	if (read_fd_bounded(fd, MAX_STATE_BYTES, "OCI state on stdin", &buf, &len, err) < 0 ||
+	    state_parse(buf, len, &st, err) < 0)
+		return -1;
+	r = hook_run(o, &st, res, err);
+	state_free(&st);
+	return r;
+}
+
+void hook_print_plan(FILE *f, const struct hook_result *res)
+{
+	const struct hook_request *req = &res->req;
+
+	fprintf(f, "config:    %s (name %s, failurePolicy %s)\n", res->cfg->source, res->cfg->name,
+		res->cfg->policy == POLICY_FAIL ? "fail" : "warn");
+	fprintf(f, "container: cgroup %s\n", res->ctr_cg);
+	if (res->in_pod)
+		fprintf(f, "pod:       cgroup %s\n", res->pod_cg);
+	else
+		fprintf(f, "pod:       none (standalone container)\n");
+	for (size_t i = 0; i < req->n_notes; i++)
+		fprintf(f, "note:      %s\n", req->notes[i]);
+	if (!res->plan.n) {
+		fprintf(f, "writes:    none\n");
+		return;
+	}
+	fprintf(f, "writes (in order, one write() each):\n");
+	for (size_t i = 0; i < res->plan.n; i++) {
+		const struct plan_entry *e = &res->plan.e[i];
+
+		fprintf(f, "  %-9s `%s` > %s  # %s\n",
+			e->status == PS_UNCHANGED ? "unchanged" : "write", e->line, e->path, e->why);
+	}
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * hook.h - the prestart/createRuntime pipeline, in its fixed order:
+ * read input -> config -> log -> annotations -> cgroup & pod -> request ->
+ * devices -> plan -> sandbox -> apply -> log decisions.
+ * `explain` runs the same pipeline with dry_run set (no log, no sandbox,
+ * no writes) and prints the plan.
+ */
+#ifndef IOWEIGHT_HOOK_H
+#define IOWEIGHT_HOOK_H
+
+#include <stdio.h>
+
+#include "cgroup.h"
+#include "config.h"
+#include "plan.h"
+#include "state.h"
+
+struct hook_opts {
+	struct hook_roots roots;
+	const char *config_file;	/* a single file instead of roots.config_dir */
+	const char *cgroup;		/* explain: the container cgroup to assume */
+	bool dry_run;
+	bool sandbox;			/* install the seccomp filter before writing */
+};
+
+struct hook_result {
+	enum failure_policy policy;	/* what to do with an error */
+	bool config_loaded;
+	bool in_pod;
+	char ctr_cg[PATH_MAX / 2], pod_cg[PATH_MAX / 2];
+	struct hook_request req;
+	struct plan plan;
+	struct ioweight_config *cfg;	/* heap: the struct is large */
+};
+
+void hook_result_free(struct hook_result *res);
+
+/* Pipeline on a parsed state.  On error, res->policy says fail or warn. */
+int hook_run(const struct hook_opts *o, struct oci_state *st, struct hook_result *res,
+	     struct hook_err *err);
+
+/* Read the state from fd (bounded), then hook_run. */
+int hook_run_fd(const struct hook_opts *o, int fd, struct hook_result *res, struct hook_err *err);
+
+/* Print a plan for people (explain). */
+void hook_print_plan(FILE *f, const struct hook_result *res);
+
+#endif
