@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The kernel tree's own cgroup selftests (test_core, test_freezer, test_kill
+# from tools/testing/selftests/cgroup), built on the host into
+# build/selftests/cgroup by kernel/tests/lib/build-selftests.sh. Each
+# selftest result becomes one TAP line here.
+source /ioweight/vm/tap.sh
+
+bindir=/ioweight/build/selftests/cgroup
+tests=(test_core test_freezer test_kill)
+
+for t in "${tests[@]}"; do
+	[ -x "$bindir/$t" ] || tap_skip_all "$bindir/$t missing: run kernel/tests/lib/build-selftests.sh on the host"
+done
+
+# run_selftest NAME: run one binary (bounded) and translate its ok/not ok lines
+run_selftest() {
+	local t=$1 out rc line name
+	out=$(mktemp)
+	(cd /tmp && timeout -k 5 300 "$bindir/$t") > "$out" 2>&1
+	rc=$?
+	# the selftest's own log only when something failed (it is chatty)
+	if grep -qE '^not ok' "$out" || ! grep -qE '^ok' "$out"; then
+		grep -v 'waitpid !WIFEXITED' "$out" | tail -n 40 | sed 's/^/# /'
+	else
+		grep -E '^# Totals' "$out" | sed "s/^/# $t: /" || true
+	fi
+	while IFS= read -r line; do
+		name=$(sed -E 's/^(not )?ok [0-9]+ (- )?//; s/ *# *SKIP.*//' <<< "$line")
+		case $line in
+		*"# SKIP"* | *"# skip"*) tap_skip "$t: $name" "skipped by the selftest" ;;
+		"not ok"*) tap_fail "$t: $name" ;;
+		*) tap_ok "$t: $name" ;;
+		esac
+	done < <(grep -E '^(not )?ok [0-9]+' "$out")
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		tap_fail "$t finished" "timed out after 300 s"
+	elif ! grep -qE '^(not )?ok [0-9]+' "$out"; then
+		tap_fail "$t reported results" "exit status $rc, no ok/not ok lines"
+	fi
+	rm -f "$out"
+}
+
+for t in "${tests[@]}"; do
+	run_selftest "$t"
+done
+tap_done
