@@ -263,14 +263,15 @@ static bool weight_is(const char *cur, const char *line)
 
 static int write_entry(struct plan_entry *e, struct hook_err *err)
 {
-	_cleanup_close_ int fd = TEMP_FAILURE_RETRY(open(e->path, O_WRONLY | O_CLOEXEC | O_NOCTTY));
+	_cleanup_close_ int fd = TEMP_FAILURE_RETRY(open(e->path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY));
 	size_t len = strlen(e->line);
 	ssize_t w;
 
 	if (fd < 0)
 		return hook_fail(err, errno, "%s: cannot open %s to write `%s`", plan_kind_name(e->kind),
 				 e->path, e->line);
-	/* one write() per entry: the kernel parses and answers per call */
+	/* one write() per entry: the kernel parses and answers per call.
+	 * O_TRUNC is ignored by cgroupfs and keeps plain files (tests) exact. */
 	w = TEMP_FAILURE_RETRY(write(fd, e->line, len));
 	if (w < 0)
 		return hook_fail(err, errno, "%s: cannot write `%s` to %s", plan_kind_name(e->kind),

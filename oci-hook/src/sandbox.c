@@ -44,11 +44,11 @@ int sandbox_apply(struct hook_err *err)
 		if ((r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0)) < 0)
 			return hook_fail(err, -r, "seccomp: cannot allow %s", allowed[i]);
 	}
-	/* open only what exists: no O_CREAT, no O_TRUNC after this point */
+	/* open only what exists: no O_CREAT (nor O_TMPFILE) after this point */
 	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1,
-				  SCMP_A2(SCMP_CMP_MASKED_EQ, O_CREAT | O_TRUNC, 0))) < 0 ||
+				  SCMP_A2(SCMP_CMP_MASKED_EQ, O_CREAT | __O_TMPFILE, 0))) < 0 ||
 	    (r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(open), 1,
-				  SCMP_A1(SCMP_CMP_MASKED_EQ, O_CREAT | O_TRUNC, 0))) < 0)
+				  SCMP_A1(SCMP_CMP_MASKED_EQ, O_CREAT | __O_TMPFILE, 0))) < 0)
 		return hook_fail(err, -r, "seccomp: cannot allow open");
 	/* syslog() reconnects with an AF_UNIX datagram socket if the daemon restarted */
 	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
