@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# Build the e2e container image without a registry, and pre-import it into a
+# containerd root directory packed as an ext4 image that the guest mounts at
+# /var/lib/containerd.
+#
+#   e2e/image.sh [--force]
+#
+# Outputs (all under build/e2e/, rebuilt only when an input changes):
+#   fio-image.oci.tar   OCI image layout archive of localhost/ioweight/fio:e2e:
+#                       busybox-static, fio and the libraries `ldd` lists for
+#                       it, taken from the host (Debian bookworm, like the guest)
+#   containerd.img      ext4 image (label ioweight-ctrd) of a containerd 1.6
+#                       root where that archive is imported and unpacked
+#                       (overlayfs snapshotter) in the k8s.io namespace
+#
+# Why pre-import on the host: `ctr images import` in the TCG guest takes
+# ~30 s per boot; a private host containerd (own root, state, socket and
+# config, never the system one) does it once, and the guest only mounts the
+# result. The key of the cache is the hash of the binaries, libraries,
+# containerd version and this script.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$top/build/e2e
+image_ref=localhost/ioweight/fio:e2e
+namespace=k8s.io
+force=${1:-}
+
+die() { echo "e2e/image.sh: $*" >&2; exit 1; }
+step() { printf '[e2e-image %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+
+# Host tools this needs; installed like `make deps` would if missing.
+ensure_host_tools() {
+	local missing=()
+	command -v containerd >/dev/null || missing+=(containerd)
+	[ -x /bin/busybox ] || missing+=(busybox-static)
+	command -v fio >/dev/null || missing+=(fio)
+	command -v mkfs.ext4 >/dev/null || missing+=(e2fsprogs)
+	command -v jq >/dev/null || missing+=(jq)
+	[ ${#missing[@]} = 0 ] && return 0
+	step "installing host packages: ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" \
+		> "$out/apt.log" 2>&1 || { tail -n 20 "$out/apt.log" >&2; die "apt-get install ${missing[*]} failed"; }
+}
+
+# Every file that goes into the image, one absolute host path per line.
+image_inputs() {
+	echo /bin/busybox
+	echo /usr/bin/fio
+	ldd /usr/bin/fio | awk '/=> \//{ print $3 } /^\t\/lib/{ print $1 }' | sort -u
+}
+
+cache_key() {
+	{
+		image_inputs | xargs sha1sum
+		containerd --version
+		sha1sum "$0"
+	} | sha1sum | cut -c1-16
+}
+
+build_rootfs() {
+	local rootfs=$1 f
+	rm -rf "$rootfs"
+	mkdir -p "$rootfs"/{bin,usr/bin,usr/lib,usr/lib64,etc,tmp,data,dev,proc,sys,root}
+	chmod 1777 "$rootfs/tmp"
+	# merged-usr layout, like the distribution the files come from
+	ln -s usr/lib "$rootfs/lib"
+	ln -s usr/lib64 "$rootfs/lib64"
+	local real
+	while read -r f; do
+		# the file at its real path, plus a link where ldd found it
+		real=$(readlink -f "$f")
+		mkdir -p "$rootfs$(dirname "$real")"
+		cp -a "$real" "$rootfs$real"
+		if [ ! -e "$rootfs$f" ]; then
+			mkdir -p "$rootfs$(dirname "$f")"
+			ln -s "$real" "$rootfs$f"
+		fi
+	done < <(image_inputs)
+	for a in sh ash cat ls sleep echo dd head tail grep sed awk mkdir rm true false \
+		 env id ps kill wc date stat sync printf seq tee uname; do
+		ln -s busybox "$rootfs/bin/$a"
+	done
+	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' > "$rootfs/etc/passwd"
+	printf 'root:x:0:\nnogroup:x:65534:\n' > "$rootfs/etc/group"
+	# smoke test: the image's fio must start with only the image's libraries
+	env -i /usr/sbin/chroot "$rootfs" /usr/bin/fio --version > /dev/null 2>&1 \
+		|| die "fio does not start inside the image rootfs $rootfs (missing library?)"
+}
+
+# OCI image layout: one gzipped layer, config, manifest, index -> tar.
+build_oci_archive() {
+	local rootfs=$1 archive=$2 d=$out/oci
+	rm -rf "$d" && mkdir -p "$d/blobs/sha256"
+	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
+		-C "$rootfs" -cf "$d/layer.tar" .
+	local diff_id layer_digest layer_size cfg_digest cfg_size man_digest man_size
+	diff_id=$(sha256sum "$d/layer.tar" | cut -d' ' -f1)
+	gzip -n -1 "$d/layer.tar"
+	layer_digest=$(sha256sum "$d/layer.tar.gz" | cut -d' ' -f1)
+	layer_size=$(stat -c %s "$d/layer.tar.gz")
+	mv "$d/layer.tar.gz" "$d/blobs/sha256/$layer_digest"
+
+	jq -cn --arg diff "sha256:$diff_id" '{
+		architecture: "amd64", os: "linux",
+		created: "1970-01-01T00:00:00Z",
+		config: { Env: ["PATH=/usr/bin:/bin"], Cmd: ["/bin/sh"], WorkingDir: "/" },
+		rootfs: { type: "layers", diff_ids: [$diff] },
+		history: [ { created: "1970-01-01T00:00:00Z",
+			     created_by: "e2e/image.sh: busybox-static + fio from the build host" } ]
+	}' > "$d/config.json"
+	cfg_digest=$(sha256sum "$d/config.json" | cut -d' ' -f1)
+	cfg_size=$(stat -c %s "$d/config.json")
+	mv "$d/config.json" "$d/blobs/sha256/$cfg_digest"
+
+	jq -cn --arg cd "sha256:$cfg_digest" --argjson cs "$cfg_size" \
+		--arg ld "sha256:$layer_digest" --argjson ls "$layer_size" '{
+		schemaVersion: 2,
+		mediaType: "application/vnd.oci.image.manifest.v1+json",
+		config: { mediaType: "application/vnd.oci.image.config.v1+json", digest: $cd, size: $cs },
+		layers: [ { mediaType: "application/vnd.oci.image.layer.v1.tar+gzip", digest: $ld, size: $ls } ]
+	}' > "$d/manifest.json"
+	man_digest=$(sha256sum "$d/manifest.json" | cut -d' ' -f1)
+	man_size=$(stat -c %s "$d/manifest.json")
+	mv "$d/manifest.json" "$d/blobs/sha256/$man_digest"
+
+	jq -cn --arg md "sha256:$man_digest" --argjson ms "$man_size" --arg ref "$image_ref" '{
+		schemaVersion: 2,
+		manifests: [ { mediaType: "application/vnd.oci.image.manifest.v1+json",
+			       digest: $md, size: $ms,
+			       platform: { architecture: "amd64", os: "linux" },
+			       annotations: { "io.containerd.image.name": $ref,
+					      "org.opencontainers.image.ref.name": "e2e" } } ]
+	}' > "$d/index.json"
+	echo '{"imageLayoutVersion":"1.0.0"}' > "$d/oci-layout"
+	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$d" \
+		-cf "$archive.tmp" oci-layout index.json blobs
+	mv "$archive.tmp" "$archive"
+	rm -rf "$d"
+}
+
+# A private containerd on the host: its own root, state, socket and config.
+ctrd_pid=""
+stop_private_containerd() {
+	[ -n "$ctrd_pid" ] || return 0
+	kill "$ctrd_pid" 2>/dev/null || true
+	local i
+	for i in $(seq 100); do kill -0 "$ctrd_pid" 2>/dev/null || break; sleep 0.1; done
+	kill -9 "$ctrd_pid" 2>/dev/null || true
+	wait "$ctrd_pid" 2>/dev/null || true
+	ctrd_pid=""
+}
+
+preimport() {
+	local archive=$1 root=$out/ctrd-root state sock cfg i
+	state=$(mktemp -d /run/ioweight-e2e-ctrd.XXXXXX)
+	sock=$state/containerd.sock cfg=$state/config.toml
+	rm -rf "$root" && mkdir -p "$root"
+	cat > "$cfg" <<-EOF
+	version = 2
+	root = "$root"
+	state = "$state/state"
+	disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.snapshotter.v1.btrfs",
+	  "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper",
+	  "io.containerd.snapshotter.v1.aufs", "io.containerd.tracing.processor.v1.otlp",
+	  "io.containerd.internal.v1.opt"]
+	[grpc]
+	  address = "$sock"
+	[ttrpc]
+	  address = "$sock.ttrpc"
+	[debug]
+	  address = ""
+	[metrics]
+	  address = ""
+	EOF
+	containerd --config "$cfg" > "$out/ctrd-host.log" 2>&1 &
+	ctrd_pid=$!
+	trap 'stop_private_containerd; rm -rf "$state"' EXIT
+	for i in $(seq 150); do
+		ctr -a "$sock" version > /dev/null 2>&1 && break
+		kill -0 "$ctrd_pid" 2>/dev/null || { tail -n 20 "$out/ctrd-host.log" >&2; die "private containerd exited"; }
+		[ "$i" -lt 150 ] || die "private containerd not ready after 15 s (log $out/ctrd-host.log)"
+		sleep 0.1
+	done
+	ctr -a "$sock" -n "$namespace" images import --snapshotter overlayfs "$archive" > "$out/import.log" 2>&1 \
+		|| { cat "$out/import.log" >&2; die "ctr images import failed"; }
+	ctr -a "$sock" -n "$namespace" images check | grep -q "$image_ref.*complete" \
+		|| die "image $image_ref not complete after import"
+	# unpacked: the overlayfs snapshot of the layer must exist
+	ctr -a "$sock" -n "$namespace" snapshots --snapshotter overlayfs ls | grep -q Committed \
+		|| die "image $image_ref was not unpacked into the overlayfs snapshotter"
+	stop_private_containerd
+	rm -rf "$state"
+	trap - EXIT
+}
+
+pack_ext4() {
+	local root=$1 img=$2 mib
+	mib=$(( $(du -sm "$root" | cut -f1) * 2 + 256 ))
+	rm -f "$img.tmp"
+	truncate -s "${mib}M" "$img.tmp"
+	mkfs.ext4 -q -F -L ioweight-ctrd -d "$root" "$img.tmp"
+	mv "$img.tmp" "$img"
+}
+
+main() {
+	mkdir -p "$out"
+	ensure_host_tools
+	local key t0
+	key=$(cache_key)
+	if [ "$force" != --force ] && [ -f "$out/containerd.img" ] && [ -f "$out/fio-image.oci.tar" ] &&
+	   [ "$(cat "$out/containerd.img.stamp" 2>/dev/null)" = "$key" ]; then
+		step "up to date (build/e2e/containerd.img, key $key)"
+		return 0
+	fi
+	t0=$(date +%s%N)
+	step "building the image rootfs (busybox-static, fio + $(image_inputs | wc -l) files)"
+	build_rootfs "$out/image-rootfs"
+	step "packing the OCI archive $image_ref"
+	build_oci_archive "$out/image-rootfs" "$out/fio-image.oci.tar"
+	step "pre-importing with a private host containerd ($(containerd --version | awk '{print $3}'))"
+	preimport "$out/fio-image.oci.tar"
+	step "packing the containerd root into build/e2e/containerd.img (mkfs.ext4 -d)"
+	pack_ext4 "$out/ctrd-root" "$out/containerd.img"
+	rm -rf "$out/ctrd-root" "$out/image-rootfs"
+	echo "$key" > "$out/containerd.img.stamp"
+	step "done in $(( ($(date +%s%N) - t0) / 1000000 )) ms: $(du -h --apparent-size "$out/fio-image.oci.tar" | cut -f1) archive"
+}
+
+main "$@"
