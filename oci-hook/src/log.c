@@ -28,6 +28,12 @@ int log_open(enum log_target target, const char *path, struct hook_err *err)
 		}
 		break;
 	case LOGT_SYSLOG:
+		/* no syslog daemon (minimal guests, containers): stderr, which the
+		 * runtime shows when a hook fails */
+		if (access("/dev/log", W_OK) < 0) {
+			logst.target = LOGT_STDERR;
+			break;
+		}
 		/* connect now: the sandbox only lets us send on an open socket
 		 * (and reconnect on AF_UNIX); load the zone info now too */
 		tzset();
