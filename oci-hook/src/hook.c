@@ -102,6 +102,9 @@ int hook_run(const struct hook_opts *o, struct oci_state *st, struct hook_result
 	    find_cgroup(o, st, res, spec_cg, err) < 0)
 		return -1;
 	log_context(st->id, NULL, res->ctr_cg);
+	/* the root has no io.weight, and its subtree_control is not ours to vary */
+	if (!strcmp(res->ctr_cg, "/"))
+		return hook_fail(err, 0, "container runs in the root cgroup: nothing to weight");
 	if (cgroup_find_pod(&o->roots, res->ctr_cg, st->id, &av, &res->in_pod, res->pod_cg,
 			    sizeof(res->pod_cg), err) < 0)
 		return -1;

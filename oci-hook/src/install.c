@@ -74,20 +74,23 @@ static int wrapper_text(const struct install_opts *o, char **out)
 		    o->hook, o->runc, o->hook);
 }
 
+/* CRI's runc runtime through our wrapper, with the annotations passed on */
+#define RUNC_TABLES \
+	"[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n" \
+	"  runtime_type = \"io.containerd.runc.v2\"\n" \
+	"  pod_annotations = [" PASS_ANNOTATIONS "]\n" \
+	"  container_annotations = [" PASS_ANNOTATIONS "]\n" \
+	"\n" \
+	"[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc.options]\n" \
+	"  BinaryName = \"" WRAPPER_PATH "\"\n"
+
 static int dropin_text(char **out)
 {
 	return sfmt(out,
 		    "# " INSTALL_MARKER ": CRI pods run through runc with the ioweight prestart hook.\n"
 		    "# Remove with `ioweight-hook install --runtime containerd --uninstall`.\n"
 		    "version = 2\n"
-		    "\n"
-		    "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n"
-		    "  runtime_type = \"io.containerd.runc.v2\"\n"
-		    "  pod_annotations = [" PASS_ANNOTATIONS "]\n"
-		    "  container_annotations = [" PASS_ANNOTATIONS "]\n"
-		    "\n"
-		    "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc.options]\n"
-		    "  BinaryName = \"" WRAPPER_PATH "\"\n");
+		    "\n" RUNC_TABLES);
 }
 
 static int hooksd_text(const struct install_opts *o, char **out)
@@ -128,21 +131,33 @@ static const char *toplevel_key(const char *s, const char *name)
 	return NULL;
 }
 
-int install_containerd_config(const char *old, char **out, struct hook_err *err)
+int install_containerd_config(const char *old, char **out, bool *use_dropin, struct hook_err *err)
 {
 	const char *imp, *ver, *at;
 	size_t off;
 
 	*out = NULL;
+	*use_dropin = true;
 	if (!old)
 		return sfmt(out, "# " INSTALL_MARKER ": created this file; --uninstall removes it.\n"
 				 "version = 2\n"
 				 "imports = [\"" CTRD_IMPORT "\"]\n") < 0
 			       ? hook_fail(err, ENOMEM, "install") : 0;
 	/* containerd merges imported files per plugin section, replacing the
-	 * whole section: our drop-in would silently drop the user's CRI settings */
-	if (strstr(old, "[plugins.\"io.containerd.grpc.v1.cri\"") || strstr(old, "[plugins.cri"))
-		return hook_fail(err, 0, CTRD_CONFIG " configures the CRI plugin itself; containerd replaces whole plugin sections from imports, so a drop-in would discard those settings. Add to its [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc] section: pod_annotations/container_annotations = [" PASS_ANNOTATIONS "] and, under .options, BinaryName = \"" WRAPPER_PATH "\" (then run install --runtime runc-wrapper)");
+	 * whole section: a drop-in would silently drop the user's CRI settings
+	 * (Debian's stock config sets the CNI paths there).  So when the CRI
+	 * plugin is configured here, add our tables to this file instead. */
+	if (strstr(old, "[plugins.\"io.containerd.grpc.v1.cri\"") || strstr(old, "[plugins.cri")) {
+		*use_dropin = false;
+		if (strstr(old, "# " INSTALL_MARKER ": added the lines below"))
+			return sfmt(out, "%s", old) < 0 ? hook_fail(err, ENOMEM, "install") : 0;
+		if (strstr(old, ".runtimes.runc]") || strstr(old, ".runtimes.runc.options]") ||
+		    strstr(old, "runtimes.runc ="))
+			return hook_fail(err, 0, CTRD_CONFIG " already defines the runc runtime; add to its section: pod_annotations/container_annotations = [" PASS_ANNOTATIONS "] and, under .options, BinaryName = \"" WRAPPER_PATH "\" (then run install --runtime runc-wrapper)");
+		return sfmt(out, "%s%s\n# " INSTALL_MARKER ": added the lines below; --uninstall restores the original\n%s",
+			    old, old[0] && old[strlen(old) - 1] != '\n' ? "\n" : "", RUNC_TABLES) < 0
+			       ? hook_fail(err, ENOMEM, "install") : 0;
+	}
 	imp = toplevel_key(old, "imports");
 	if (imp) {
 		const char *eol = strchrnul(imp, '\n'), *close = memchr(imp, ']', (size_t)(eol - imp));
@@ -385,6 +400,7 @@ int install_run(const struct install_opts *o, FILE *out, struct hook_err *err)
 	char p_wrap[PATH_MAX], p_conf[PATH_MAX], p_drop[PATH_MAX], p_hooks[PATH_MAX];
 	char d_drop[PATH_MAX], d_hooks[PATH_MAX], d_wrap[PATH_MAX];
 	char *text;
+	bool use_dropin = false;
 	int ret = -1;
 
 	if (!quotable(o->hook) || !quotable(o->runc))
@@ -415,18 +431,21 @@ int install_run(const struct install_opts *o, FILE *out, struct hook_err *err)
 				goto out;
 		}
 		if (o->runtime == RT_CONTAINERD) {
-			if (dropin_text(&text) < 0)
-				text = NULL;
-			if (plan_install_file(&ch[n++], p_drop, text, 0644, "containerd drop-in", err) < 0)
+			struct change *cf = &ch[n++];
+
+			memset(cf, 0, sizeof(*cf));
+			snprintf(cf->path, sizeof(cf->path), "%s", p_conf);
+			cf->mode = 0644;
+			if (read_opt(p_conf, &cf->old, &cf->old_len, err) < 0 ||
+			    install_containerd_config(cf->old, &cf->new_, &use_dropin, err) < 0)
 				goto out;
-			memset(&ch[n], 0, sizeof(ch[n]));
-			snprintf(ch[n].path, sizeof(ch[n].path), "%s", p_conf);
-			ch[n].mode = 0644;
-			ch[n].what = "containerd config: imports";
-			n++;
-			if (read_opt(p_conf, &ch[n - 1].old, &ch[n - 1].old_len, err) < 0 ||
-			    install_containerd_config(ch[n - 1].old, &ch[n - 1].new_, err) < 0)
-				goto out;
+			cf->what = use_dropin ? "containerd config: imports" : "containerd config: runc runtime tables";
+			if (use_dropin) {
+				if (dropin_text(&text) < 0)
+					text = NULL;
+				if (plan_install_file(&ch[n++], p_drop, text, 0644, "containerd drop-in", err) < 0)
+					goto out;
+			}
 		}
 		if (o->runtime == RT_PODMAN) {
 			if (hooksd_text(o, &text) < 0)
@@ -436,7 +455,7 @@ int install_run(const struct install_opts *o, FILE *out, struct hook_err *err)
 		}
 		if (o->runtime != RT_PODMAN && mkdir_marked(d_wrap, o->dry_run, out, err) < 0)
 			goto out;
-		if (o->runtime == RT_CONTAINERD && mkdir_marked(d_drop, o->dry_run, out, err) < 0)
+		if (o->runtime == RT_CONTAINERD && use_dropin && mkdir_marked(d_drop, o->dry_run, out, err) < 0)
 			goto out;
 		if (o->runtime == RT_PODMAN && mkdir_marked(d_hooks, o->dry_run, out, err) < 0)
 			goto out;

@@ -31,8 +31,9 @@ struct install_opts {
 int install_run(const struct install_opts *o, FILE *out, struct hook_err *err);
 int install_main(int argc, char **argv);
 
-/* The exact text of the containerd config after adding our imports entry,
- * or an error if it cannot be done safely.  NULL old = no file yet. */
-int install_containerd_config(const char *old, char **out, struct hook_err *err);
+/* The exact text of the containerd config after our change: an imports
+ * entry for the drop-in (*use_dropin), or, when the file configures the CRI
+ * plugin itself, our runc tables appended.  NULL old = no file yet. */
+int install_containerd_config(const char *old, char **out, bool *use_dropin, struct hook_err *err);
 
 #endif

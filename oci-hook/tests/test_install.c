@@ -114,22 +114,49 @@ static void test_containerd_existing_imports(void **state)
 	struct fake *f = *state;
 	char *out = NULL;
 	struct hook_err err = { 0 };
+	bool dropin;
 
 	(void)f;
-	assert_int_equal(install_containerd_config("version = 2\nimports = [\"/etc/x.toml\"]\n", &out, &err), 0);
+	assert_int_equal(install_containerd_config("version = 2\nimports = [\"/etc/x.toml\"]\n", &out, &dropin, &err), 0);
 	assert_string_equal(out, "version = 2\nimports = [\"/etc/x.toml\", \"/etc/containerd/conf.d/*.toml\"]\n");
+	assert_true(dropin);
 	free(out);
-	assert_int_equal(install_containerd_config("imports = []\n", &out, &err), 0);
+	assert_int_equal(install_containerd_config("imports = []\n", &out, &dropin, &err), 0);
 	assert_string_equal(out, "imports = [\"/etc/containerd/conf.d/*.toml\"]\n");
 	free(out);
-	assert_int_equal(install_containerd_config("imports = [\"/etc/containerd/conf.d/*.toml\"]\n", &out, &err), 0);
+	assert_int_equal(install_containerd_config("imports = [\"/etc/containerd/conf.d/*.toml\"]\n", &out, &dropin, &err), 0);
 	assert_string_equal(out, "imports = [\"/etc/containerd/conf.d/*.toml\"]\n");
 	free(out);
-	assert_int_equal(install_containerd_config("imports = [\n \"/a\"\n]\n", &out, &err), -1);
+	assert_int_equal(install_containerd_config("imports = [\n \"/a\"\n]\n", &out, &dropin, &err), -1);
 	assert_non_null(strstr(err.msg, "spans several lines"));
 }
 
-static void test_containerd_refuses_cri_section(void **state)
+/* Debian's stock /etc/containerd/config.toml configures the CRI plugin; an
+ * imported drop-in would replace that whole section, so the tables go into
+ * the file itself, and uninstall puts the original back. */
+#define DEBIAN_CONFIG "version = 2\n\n[plugins]\n  [plugins.\"io.containerd.grpc.v1.cri\"]\n" \
+	"    [plugins.\"io.containerd.grpc.v1.cri\".cni]\n      bin_dir = \"/usr/lib/cni\"\n" \
+	"      conf_dir = \"/etc/cni/net.d\"\n  [plugins.\"io.containerd.internal.v1.opt\"]\n" \
+	"    path = \"/var/lib/containerd/opt\"\n"
+
+static void test_containerd_debian_config(void **state)
+{
+	struct fake *f = *state;
+	struct install_opts o;
+	char *t;
+
+	fk_write(f, "root/etc/containerd/config.toml", DEBIAN_CONFIG);
+	roundtrip(f, RT_CONTAINERD, "+ [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc.options]");
+	opts(f, &o, RT_CONTAINERD);
+	free(run_install(&o, 0));
+	t = fk_read(f, "root/etc/containerd/config.toml");
+	assert_true(strncmp(t, DEBIAN_CONFIG, strlen(DEBIAN_CONFIG)) == 0);
+	assert_non_null(strstr(t, "  BinaryName = \"/usr/local/sbin/ioweight-runc\"\n"));
+	assert_null(fk_read(f, "root/etc/containerd/conf.d/ioweight.toml"));
+	free(t);
+}
+
+static void test_containerd_refuses_runc_defined(void **state)
 {
 	struct fake *f = *state;
 	struct install_opts o;
@@ -137,11 +164,11 @@ static void test_containerd_refuses_cri_section(void **state)
 	char *msg;
 
 	fk_write(f, "root/etc/containerd/config.toml",
-		 "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\"]\n  sandbox_image = \"pause:3.9\"\n");
+		 "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n  runtime_type = \"io.containerd.runc.v2\"\n");
 	before = fk_snapshot(f);
 	opts(f, &o, RT_CONTAINERD);
 	msg = run_install(&o, -1);
-	assert_non_null(strstr(msg, "configures the CRI plugin itself"));
+	assert_non_null(strstr(msg, "already defines the runc runtime"));
 	free(msg);
 	assert_true(fk_snapshot(f) == before);
 }
@@ -225,7 +252,8 @@ int run_install_tests(void)
 		cmocka_unit_test_setup_teardown(test_containerd_fresh, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_containerd_existing_config, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_containerd_existing_imports, fake_setup, fake_teardown),
-		cmocka_unit_test_setup_teardown(test_containerd_refuses_cri_section, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_containerd_debian_config, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_containerd_refuses_runc_defined, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_podman, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_wrapper_existing_file_restored, fake_setup, fake_teardown),
 		cmocka_unit_test(test_wrapper_argv),

@@ -11,5 +11,6 @@ int main(void)
 	failed += run_cgroup_tests();
 	failed += run_install_tests();
 	failed += run_sandbox_tests();
+	failed += run_cli_tests();
 	return failed ? 1 : 0;
 }

@@ -88,6 +88,8 @@ static const struct mcase cases[] = {
 	{ "proc_missing", NULL, ST(4242, "\"ioweight.dev/weight\":\"500\""), 0, "4242/cgroup: No such file or directory" },
 	{ "proc_no_unified", NULL, ST(101, "\"ioweight.dev/weight\":\"500\""), 0, "no cgroup v2 (`0::`) entry" },
 	{ "proc_traversal", NULL, ST(102, "\"ioweight.dev/weight\":\"500\""), 0, "has a `.`/`..` or empty component" },
+	{ "proc_root_cgroup", NULL, ST(103, "\"ioweight.dev/weight\":\"500\""), 0, "container runs in the root cgroup" },
+	{ "proc_deleted", NULL, ST(104, "\"ioweight.dev/weight\":\"500\""), 0, "was removed" },
 	/* admin config */
 	{ "cfg_not_json", "{ioweightVersion: 1}", ST100(""), 0, "no valid config (first error: " },
 	{ "cfg_version", "{\"ioweightVersion\":\"2.0.0\",\"name\":\"x\"}", ST100(""), 0, "unsupported `ioweightVersion` `2.0.0`" },
@@ -126,6 +128,8 @@ static int mal_setup(void **state)
 	fk_config(m->f, m->c->cfg ? m->c->cfg : GOOD_CFG);
 	fk_write(m->f, "proc/101/cgroup", "1:name=systemd:/x\n");
 	fk_write(m->f, "proc/102/cgroup", "0::/test/../../etc\n");
+	fk_write(m->f, "proc/103/cgroup", "0::/\n");
+	fk_write(m->f, "proc/104/cgroup", "0::/test/ctr1 (deleted)\n");
 	*state = m;
 	return 0;
 }

@@ -62,5 +62,6 @@ int run_malformed_tests(void);
 int run_cgroup_tests(void);
 int run_install_tests(void);
 int run_sandbox_tests(void);
+int run_cli_tests(void);
 
 #endif

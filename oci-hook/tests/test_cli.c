@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_cli.c - the production binary as the runtime and people run it:
+ * exit codes per failure policy, stderr for runc, explain and validate.
+ */
+#include "testutil.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+/* Run argv with stdin from `in` (may be NULL); capture stdout+stderr. */
+static int run_bin(char *const argv[], const char *in, char **out)
+{
+	int pin[2], pout[2], st;
+	size_t len = 0, cap = 65536;
+	pid_t pid;
+	ssize_t r;
+
+	assert_int_equal(pipe(pin), 0);
+	assert_int_equal(pipe(pout), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(pin[0], 0);
+		dup2(pout[1], 1);
+		dup2(pout[1], 2);
+		close(pin[1]);
+		close(pout[0]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pin[0]);
+	close(pout[1]);
+	if (in)
+		assert_int_equal(write(pin[1], in, strlen(in)), (ssize_t)strlen(in));
+	close(pin[1]);
+	*out = calloc(1, cap + 1);
+	while ((r = read(pout[0], *out + len, cap - len)) > 0)
+		len += (size_t)r;
+	close(pout[0]);
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static const char *bin(void)
+{
+	return getenv("IOWEIGHT_HOOK_BIN");
+}
+
+static void hook_argv(struct fake *f, char **argv, char *bufs[4])
+{
+	asprintf(&bufs[0], "--config-dir=%s", f->roots.config_dir);
+	asprintf(&bufs[1], "--cgroup-root=%s", f->roots.cgroup);
+	asprintf(&bufs[2], "--proc-root=%s", f->roots.proc);
+	asprintf(&bufs[3], "--dev-root=%s", f->roots.dev);
+	argv[0] = (char *)bin();
+	argv[1] = "prestart";
+	for (int i = 0; i < 4; i++)
+		argv[2 + i] = bufs[i];
+	argv[6] = NULL;
+}
+
+static void policy_case(struct fake *f, const char *policy, int want_rc)
+{
+	char *argv[8], *bufs[4], *out, *cfg, *state = fk_state(100, "\"ioweight.dev/weight\":\"0\"");
+	uint64_t before;
+	int rc;
+
+	asprintf(&cfg, "{\"ioweightVersion\":\"1.0.0\",\"name\":\"t\",\"failurePolicy\":\"%s\",\"log\":{\"target\":\"stderr\"}}", policy);
+	fk_config(f, cfg);
+	before = fk_snapshot(f);
+	hook_argv(f, argv, bufs);
+	rc = run_bin(argv, state, &out);
+	assert_int_equal(rc, want_rc);
+	assert_non_null(strstr(out, "annotation ioweight.dev/weight: `0` is not an integer in 1..10000"));
+	if (want_rc)
+		assert_non_null(strstr(out, "\nioweight-hook: annotation"));	/* the line runc shows */
+	else
+		assert_non_null(strstr(out, "(failurePolicy warn: container starts)"));
+	assert_true(fk_snapshot(f) == before);
+	for (int i = 0; i < 4; i++)
+		free(bufs[i]);
+	free(out);
+	free(cfg);
+	free(state);
+}
+
+static void test_policy_fail_and_warn(void **state)
+{
+	if (!bin())
+		skip();
+	policy_case(*state, "fail", 1);
+	policy_case(*state, "warn", 0);
+}
+
+static void test_prestart_binary_writes(void **state)
+{
+	struct fake *f = *state;
+	char *argv[8], *bufs[4], *out, *t, *st = fk_state(200, "\"ioweight.dev/weight\":\"500\"");
+
+	if (!bin())
+		skip();
+	fk_config(f, "{" CFG_BASE "}");
+	hook_argv(f, argv, bufs);
+	assert_int_equal(run_bin(argv, st, &out), 0);
+	t = fk_read(f, "cg" KPOD "/io.weight");
+	assert_string_equal(t, "default 500");
+	free(t);
+	for (int i = 0; i < 4; i++)
+		free(bufs[i]);
+	free(out);
+	free(st);
+}
+
+static void test_explain_and_validate(void **state)
+{
+	struct fake *f = *state;
+	char *out, *cgr, *cfd;
+	uint64_t before;
+
+	if (!bin())
+		skip();
+	fk_config(f, "{" CFG_BASE "}");
+	asprintf(&cgr, "--cgroup-root=%s", f->roots.cgroup);
+	asprintf(&cfd, "--config-dir=%s", f->roots.config_dir);
+	before = fk_snapshot(f);
+	{
+		char *argv[] = { (char *)bin(), "explain", cgr, cfd, "--cgroup", "/test/ctr1",
+				 "--annotation", "ioweight.dev/class=high", NULL };
+
+		assert_int_equal(run_bin(argv, NULL, &out), 0);
+		assert_non_null(strstr(out, "write     `default 500` > "));
+		assert_non_null(strstr(out, "/cg/test/ctr1/io.weight  # container weight from ioweight.dev/class=high"));
+		free(out);
+	}
+	{
+		char *argv[] = { (char *)bin(), "explain", cgr, cfd, "--cgroup", "/test/ctr1",
+				 "--annotation", "ioweight.dev/class=gold", NULL };
+
+		assert_int_equal(run_bin(argv, NULL, &out), 1);
+		assert_non_null(strstr(out, "error: annotation ioweight.dev/class: unknown class `gold`"));
+		assert_non_null(strstr(out, "policy: fail: the container would not start"));
+		free(out);
+	}
+	assert_true(fk_snapshot(f) == before);
+	fk_write(f, "conf/20-bad.json", "{\"ioweightVersion\":\"1.0.0\",\"name\":\"x\",\"classes\":{\"a\":{\"weight\":-1}}}");
+	{
+		char *argv[] = { (char *)bin(), "validate", f->roots.config_dir, NULL };
+
+		assert_int_equal(run_bin(argv, NULL, &out), 1);
+		assert_non_null(strstr(out, "10-test.json (name test) - IN EFFECT"));
+		assert_non_null(strstr(out, "INVALID  "));
+		assert_non_null(strstr(out, "20-bad.json: classes.a: `weight` must be an integer in 1..10000, got -1"));
+		free(out);
+	}
+	{
+		char *argv[] = { (char *)bin(), "frobnicate", NULL };
+
+		assert_int_equal(run_bin(argv, NULL, &out), 2);
+		free(out);
+	}
+	{
+		char *argv[] = { (char *)bin(), "--help", NULL };
+
+		assert_int_equal(run_bin(argv, NULL, &out), 0);
+		assert_non_null(strstr(out, "install --runtime containerd|podman|runc-wrapper"));
+		free(out);
+	}
+	free(cgr);
+	free(cfd);
+}
+
+static void test_env_roots_ignored_in_production(void **state)
+{
+	struct fake *f = *state;
+	char *out, *st = fk_state(100, "\"ioweight.dev/weight\":\"500\"");
+	char *cgr, *cfd, *prr;
+
+	if (!bin())
+		skip();
+	fk_config(f, "{" CFG_BASE "}");
+	fk_mkdir(f, "emptyproc");
+	/* every root is explicit and inside the fake tree, so nothing real is
+	 * touched; IOWEIGHT_TEST_ROOT would map /proc to <fake>/proc (where pid
+	 * 100 exists) in a test build, but the production build ignores it */
+	asprintf(&cgr, "--cgroup-root=%s", f->roots.cgroup);
+	asprintf(&cfd, "--config-dir=%s", f->roots.config_dir);
+	asprintf(&prr, "--proc-root=%s/emptyproc", f->root);
+	{
+		char *argv[] = { (char *)bin(), "prestart", cgr, cfd, prr, NULL };
+
+		setenv("IOWEIGHT_TEST_ROOT", f->root, 1);
+		assert_int_equal(run_bin(argv, st, &out), 1);
+		unsetenv("IOWEIGHT_TEST_ROOT");
+	}
+	assert_non_null(strstr(out, "/emptyproc/100/cgroup: No such file or directory"));
+	{
+		char *t = fk_read(f, "cg/test/ctr1/io.weight");
+
+		assert_string_equal(t, "");
+		free(t);
+	}
+	free(out);
+	free(st);
+	free(cgr);
+	free(cfd);
+	free(prr);
+}
+
+int run_cli_tests(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_policy_fail_and_warn, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_prestart_binary_writes, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_explain_and_validate, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_env_roots_ignored_in_production, fake_setup, fake_teardown),
+	};
+	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
+}
