@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calibrate.h"
 #include "config.h"
 #include "hook.h"
 #include "install.h"
@@ -36,7 +37,10 @@ static const char usage[] =
 "                            wire the hook into a runtime; --dry-run shows\n"
 "                            the exact change, --uninstall restores the\n"
 "                            original files byte for byte\n"
-"  calibrate DEV             (not yet implemented)\n"
+"  calibrate DEV [--seconds N] [--write]\n"
+"                            measure DEV with fio and print its cost_model\n"
+"                            line (reads only unless --write, which destroys\n"
+"                            the data on DEV)\n"
 "  version                   print the version\n"
 "\n"
 "Options for prestart, createRuntime and explain:\n"
@@ -268,10 +272,8 @@ int main(int argc, char **argv)
 		return install_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "runc-wrapper"))
 		return wrapper_main(argc - 1, argv + 1);
-	if (!strcmp(cmd, "calibrate")) {
-		fprintf(stderr, "ioweight-hook: calibrate: not yet implemented; write a costModel by hand (see docs/hook.md)\n");
-		return 1;
-	}
+	if (!strcmp(cmd, "calibrate"))
+		return calibrate_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		printf("ioweight-hook %s (config ioweightVersion %s)\n", IOWEIGHT_VERSION, CONFIG_VERSION);
 		return 0;

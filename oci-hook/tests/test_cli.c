@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 /* Run argv with stdin from `in` (may be NULL); capture stdout+stderr. */
@@ -209,6 +210,43 @@ static void test_env_roots_ignored_in_production(void **state)
 	free(prr);
 }
 
+/* calibrate with a stand-in fio that answers per job like a 1000-IOPS disk */
+static void test_calibrate_fake_fio(void **state)
+{
+	struct fake *f = *state;
+	char fio[PATH_MAX], *out;
+	struct stat st;
+
+	if (!bin())
+		skip();
+	if (stat("/dev/loop0", &st) < 0 || !S_ISBLK(st.st_mode))
+		skip();	/* needs any real block device to resolve */
+	snprintf(fio, sizeof(fio), "%s/fio", f->root);
+	fk_write(f, "fio",
+		 "#!/bin/sh\n"
+		 "bw=4096000; iops=1000\n"
+		 "for a; do case $a in --bs=1M) bw=40000000; iops=38;; esac; done\n"
+		 "for a; do case $a in --rw=randread) iops=900;; esac; done\n"
+		 "echo 'fio-3.33 notice'\n"
+		 "echo \"{\\\"jobs\\\":[{\\\"read\\\":{\\\"bw_bytes\\\":$bw,\\\"iops\\\":$iops.5},\\\"write\\\":{\\\"bw_bytes\\\":0,\\\"iops\\\":0}}]}\"\n");
+	chmod(fio, 0755);
+	{
+		char *argv[] = { (char *)bin(), "calibrate", "/dev/loop0", "--seconds", "1", "--fio", fio, NULL };
+
+		assert_int_equal(run_bin(argv, NULL, &out), 0);
+	}
+	assert_non_null(strstr(out, "7:0 ctrl=user model=linear rbps=40000000 rseqiops=1000 rrandiops=900 wbps=40000000 wseqiops=1000 wrandiops=900"));
+	assert_non_null(strstr(out, "write parameters copied from reads"));
+	free(out);
+	{
+		char *argv[] = { (char *)bin(), "calibrate", "/dev/loop0", "--write", "--seconds", "1", "--fio", fio, NULL };
+
+		assert_int_equal(run_bin(argv, NULL, &out), 1);
+		assert_non_null(strstr(out, "calibrate seqwrite-1m: fio report: write job did no IO"));
+		free(out);
+	}
+}
+
 int run_cli_tests(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -216,6 +254,7 @@ int run_cli_tests(void)
 		cmocka_unit_test_setup_teardown(test_prestart_binary_writes, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_explain_and_validate, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_env_roots_ignored_in_production, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_calibrate_fake_fio, fake_setup, fake_teardown),
 	};
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }
