@@ -1,0 +1,494 @@
+#!/usr/bin/python3
+"""Turn a benchmark run directory into results: JSON, markdown, PNG plots.
+
+usage: bench/analyze.py RUNDIR [--results-dir bench/results] [--prefix P]
+
+Reads RUNDIR/plan.json, RUNDIR/<kernel>.jsonl (bench/guest/driver.py),
+RUNDIR/command.txt, RUNDIR/host-state.txt and build/vm/guest-versions.txt;
+writes into the results directory, with P = <date> (full) or <date>-quick:
+  P-<device>.json     every raw cell record plus the derived figures
+  P.md                tables per device and comparison, summary, overhead
+  P-<device>.png      share error per combination per controller
+  P-overhead.png      IOPS with each controller on / off, null_blk no delay
+  P-COMMAND.txt       the exact command, run dir, duration, machine load
+
+Definitions (all from device bytes per cgroup, the io.stat delta over the
+measurement window; fio's rates are reported alongside):
+  norm(g)      group g's rate / rate of g's workload running alone with no
+               controller on the same boot (median over repeats)
+  share        norm(hi) / (norm(hi) + norm(lo)); target 5/6 (weights 500:100)
+  share error  |share - 5/6|, in points (x100)
+  work cons.   norm(hi) + norm(lo) (solo cells: norm(hi))
+  p99 ratio    hi's fio p99 completion latency / same workload alone with no
+               controller (for buffered IO fio's latency is the syscall's)
+  overhead     fio IOPS with the controller on / off (null_blk, no delay)
+Per cell: median over repeats, spread = [min, max].
+"""
+import argparse
+import collections
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+TARGET = 5 / 6
+WORKLOADS = ["randread", "seqread", "randwrite", "seqwrite"]
+SHORT = {"randread": "RR", "seqread": "SR", "randwrite": "RW", "seqwrite": "SW", None: "-"}
+OOB = ["none", "iocost", "bfq", "ioweight"]
+TUNED = ["none", "bfq", "iocost-tuned", "ioweight-tuned"]
+ORDER = ["none", "iocost", "iocost-tuned", "bfq", "ioweight", "ioweight-tuned"]
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def load(rundir):
+    recs = []
+    for f in sorted(os.listdir(rundir)):
+        if f.endswith(".jsonl"):
+            with open(os.path.join(rundir, f)) as fh:
+                for line in fh:
+                    line = line.strip()
+                    if line:
+                        try:
+                            recs.append(json.loads(line))
+                        except json.JSONDecodeError:
+                            print(f"analyze: {f}: skipping a truncated line", file=sys.stderr)
+    return recs
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def spread(xs):
+    xs = [x for x in xs if x is not None]
+    return [min(xs), max(xs)] if xs else None
+
+
+def fio_dir(g):
+    f = g.get("fio", {})
+    return f.get("read") or f.get("write") or {}
+
+
+def rate(g, window):
+    return g.get("dev_bytes", 0) / window if window else None
+
+
+def derive(recs):
+    """Figures per (device, ctrl, hi, lo): list of per-repeat dicts + medians."""
+    cells = [r for r in recs if r.get("kind") == "cell"]
+    good = [r for r in cells if not r.get("errors") and r.get("groups")]
+    # solo reference: ctrl none, lo None, per (device, kernel, workload)
+    ref = collections.defaultdict(lambda: {"rate": [], "fio": [], "p99": []})
+    for r in good:
+        if r["ctrl"] == "none" and r.get("lo") is None:
+            g = r["groups"]["hi"]
+            k = (r["device"], r["kernel"], r["hi"])
+            ref[k]["rate"].append(rate(g, r["window_s"]))
+            ref[k]["fio"].append(fio_dir(g).get("bw_bytes"))
+            ref[k]["p99"].append(fio_dir(g).get("clat_p99_ns"))
+    solo = {k: {"rate": med(v["rate"]), "fio": med(v["fio"]), "p99": med(v["p99"])}
+            for k, v in ref.items()}
+
+    out = collections.defaultdict(list)
+    for r in cells:
+        key = (r["device"], r["ctrl"], r["hi"], r.get("lo"))
+        row = {"rep": r["rep"], "kernel": r["kernel"], "errors": r.get("errors", [])}
+        if row["errors"] or not r.get("groups"):
+            out[key].append(row)
+            continue
+        w = r["window_s"]
+        row["cpu_busy"] = r["cpu_busy"]
+        row["cpu_flag"] = r["cpu_flag"]
+        norms, fnorms = {}, {}
+        for gname, g in r["groups"].items():
+            s = solo.get((r["device"], r["kernel"], g["workload"]))
+            row[f"{gname}_rate"] = rate(g, w)
+            row[f"{gname}_fio_rate"] = fio_dir(g).get("bw_bytes")
+            if s and s["rate"]:
+                norms[gname] = rate(g, w) / s["rate"]
+            if s and s["fio"] and fio_dir(g).get("bw_bytes") is not None:
+                fnorms[gname] = fio_dir(g)["bw_bytes"] / s["fio"]
+        row["hi_norm"] = norms.get("hi")
+        row["lo_norm"] = norms.get("lo")
+        row["wc"] = sum(norms.values()) if norms else None
+        if "hi" in norms and "lo" in norms and norms["hi"] + norms["lo"] > 0:
+            row["share"] = norms["hi"] / (norms["hi"] + norms["lo"])
+            row["share_err"] = abs(row["share"] - TARGET)
+            hb, lb = r["groups"]["hi"]["dev_bytes"], r["groups"]["lo"]["dev_bytes"]
+            row["byte_share"] = hb / (hb + lb) if hb + lb else None
+        if "hi" in fnorms and "lo" in fnorms and fnorms["hi"] + fnorms["lo"] > 0:
+            row["fio_share"] = fnorms["hi"] / (fnorms["hi"] + fnorms["lo"])
+        s = solo.get((r["device"], r["kernel"], r["hi"]))
+        p99 = fio_dir(r["groups"]["hi"]).get("clat_p99_ns")
+        row["hi_p99_ms"] = p99 / 1e6 if p99 else None
+        row["p99_ratio"] = p99 / s["p99"] if p99 and s and s["p99"] else None
+        out[key].append(row)
+
+    table = {}
+    for key, rows in out.items():
+        ok = [x for x in rows if not x["errors"]]
+        agg = {"reps": len(rows), "ok_reps": len(ok),
+               "errors": [e for x in rows for e in x["errors"]]}
+        for m in ("hi_norm", "lo_norm", "wc", "share", "share_err", "byte_share",
+                  "fio_share", "p99_ratio", "hi_p99_ms", "cpu_busy"):
+            vals = [x.get(m) for x in ok]
+            agg[m] = med(vals)
+            agg[m + "_spread"] = spread(vals)
+        agg["cpu_flagged_reps"] = sum(1 for x in ok if x.get("cpu_flag"))
+        agg["rows"] = rows
+        table[key] = agg
+    return table, solo
+
+
+def overhead(recs):
+    by = collections.defaultdict(list)
+    for r in recs:
+        if r.get("kind") == "overhead" and not r.get("errors") and r.get("groups"):
+            by[(r["kernel"], r["ctrl"])].append(
+                {"iops": fio_dir(r["groups"]["hi"]).get("iops"),
+                 "cpu_busy": r["cpu_busy"], "rep": r["rep"]})
+    res = {}
+    for (k, c), rows in by.items():
+        if c == "none":
+            continue
+        base = med([x["iops"] for x in by.get((k, "none"), [])])
+        on = med([x["iops"] for x in rows])
+        res[c] = {"kernel": k, "iops_on": on, "iops_off": base,
+                  "ratio": on / base if on and base else None,
+                  "ratio_spread": spread([x["iops"] / base for x in rows]) if base else None,
+                  "rows": rows, "off_rows": by.get((k, "none"), [])}
+    return res
+
+
+def combos(table, device):
+    seen = {(hi, lo) for (d, _, hi, lo) in table if d == device}
+    return [(hi, lo) for hi in WORKLOADS for lo in [None] + WORKLOADS if (hi, lo) in seen]
+
+
+def fmt(x, f="{:.2f}", none="–"):
+    return none if x is None else f.format(x)
+
+
+def fmt_spread(a, sp, scale=1, f="{:.2f}"):
+    if a is None:
+        return "–"
+    s = f.format(a * scale)
+    if sp and sp[0] != sp[1]:
+        s += f" ({f.format(sp[0] * scale)}–{f.format(sp[1] * scale)})"
+    return s
+
+
+def nondiscriminating(table, device):
+    """Combos where no control at all already meets the target (≤ 5 points)."""
+    out = set()
+    for (d, c, hi, lo), a in table.items():
+        if d == device and c == "none" and lo and a.get("share_err") is not None \
+                and a["share_err"] <= 0.05:
+            out.add((hi, lo))
+    return out
+
+
+def summary(table, device, ctrls, ovh):
+    rows = []
+    for c in ctrls:
+        pairs = [a for (d, cc, hi, lo), a in table.items()
+                 if d == device and cc == c and lo and a.get("share_err") is not None]
+        solos = [a for (d, cc, hi, lo), a in table.items()
+                 if d == device and cc == c and lo is None and a.get("wc") is not None]
+        if not pairs and not solos:
+            continue
+        errs = [a["share_err"] for a in pairs]
+        wcs = [a["wc"] for a in pairs if a.get("wc") is not None]
+        p99 = [a["p99_ratio"] for a in pairs if a.get("p99_ratio") is not None]
+        rows.append({
+            "ctrl": c, "pairs": len(pairs),
+            "share_err_mean": statistics.mean(errs) if errs else None,
+            "share_err_worst": max(errs) if errs else None,
+            "pairs_within_5pt": sum(1 for e in errs if e <= 0.05),
+            "wc_mean": statistics.mean(wcs) if wcs else None,
+            "solo_norm_mean": statistics.mean([a["wc"] for a in solos]) if solos else None,
+            "p99_ratio_worst": max(p99) if p99 else None,
+            "overhead_ratio": ovh.get(c.replace("-tuned", ""), {}).get("ratio"),
+            "cpu_flagged_cells": sum(1 for (d, cc, _, _), a in table.items()
+                                     if d == device and cc == c and a["cpu_flagged_reps"]),
+        })
+    return rows
+
+
+def md_summary(rows):
+    out = ["| controller | pairs | share error mean / worst (pts) | pairs ≤ 5 pts "
+           "| work cons. mean | solo ÷ none-solo | worst hi p99 ratio | overhead on/off "
+           "| cells CPU > 70% |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in rows:
+        pts = [None if r[k] is None else r[k] * 100 for k in ("share_err_mean", "share_err_worst")]
+        out.append(
+            f"| {r['ctrl']} | {r['pairs']} | {fmt(pts[0], '{:.1f}')} / {fmt(pts[1], '{:.1f}')} "
+            f"| {r['pairs_within_5pt']}/{r['pairs']} | {fmt(r['wc_mean'])} "
+            f"| {fmt(r['solo_norm_mean'])} | {fmt(r['p99_ratio_worst'], '{:.1f}')} "
+            f"| {fmt(r['overhead_ratio'], '{:.3f}')} | {r['cpu_flagged_cells']} |")
+    return out
+
+
+def md_cells(table, device, ctrls, nd):
+    out = ["| hi vs lo | controller | share (target 0.83) | share error pts | hi norm "
+           "| lo norm | work cons. | hi p99 ms | p99 ratio | byte share | fio share | CPU |",
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for hi, lo in combos(table, device):
+        for c in ctrls:
+            a = table.get((device, c, hi, lo))
+            if not a:
+                continue
+            name = f"{SHORT[hi]} vs {SHORT[lo]}" + (" ‡" if (hi, lo) in nd else "")
+            if a["ok_reps"] == 0:
+                out.append(f"| {name} | {c} | failed: {a['errors'][0][:80]} |||||||||||")
+                continue
+            cpu = fmt(None if a["cpu_busy"] is None else a["cpu_busy"] * 100, "{:.0f}%")
+            if a["cpu_flagged_reps"]:
+                cpu += f" ⚠{a['cpu_flagged_reps']}"
+            buffered = " †" if hi in ("seqwrite", "seqread") else ""
+            out.append(
+                f"| {name} | {c} | {fmt_spread(a['share'], a['share_spread'])} "
+                f"| {fmt_spread(a['share_err'], a['share_err_spread'], 100, '{:.1f}')} "
+                f"| {fmt_spread(a['hi_norm'], a['hi_norm_spread'])} "
+                f"| {fmt_spread(a['lo_norm'], a['lo_norm_spread'])} "
+                f"| {fmt_spread(a['wc'], a['wc_spread'])} "
+                f"| {fmt(a['hi_p99_ms'], '{:.1f}')}{buffered} "
+                f"| {fmt(a['p99_ratio'], '{:.2f}')} | {fmt(a['byte_share'])} "
+                f"| {fmt(a['fio_share'])} | {cpu} |")
+    return out
+
+
+def plot_share(table, device, path, comparisons):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    pairs = [(hi, lo) for hi, lo in combos(table, device) if lo]
+    if not pairs:
+        return False
+    fig, axes = plt.subplots(len(comparisons), 1, figsize=(max(8, len(pairs) * 0.9), 4 * len(comparisons)),
+                             squeeze=False)
+    for ax, (title, ctrls) in zip(axes[:, 0], comparisons):
+        ctrls = [c for c in ctrls if any((device, c, hi, lo) in table for hi, lo in pairs)]
+        width = 0.8 / max(1, len(ctrls))
+        for i, c in enumerate(ctrls):
+            xs, ys, lo_err, hi_err = [], [], [], []
+            for j, (hi, lo) in enumerate(pairs):
+                a = table.get((device, c, hi, lo))
+                if not a or a.get("share_err") is None:
+                    continue
+                xs.append(j + (i - (len(ctrls) - 1) / 2) * width)
+                ys.append(a["share_err"] * 100)
+                sp = a["share_err_spread"]
+                lo_err.append(ys[-1] - sp[0] * 100)
+                hi_err.append(sp[1] * 100 - ys[-1])
+            ax.bar(xs, ys, width, label=c, yerr=[lo_err, hi_err], capsize=2)
+        ax.axhline(5, color="k", linestyle="--", linewidth=0.8, label="target 5 pts")
+        ax.set_xticks(range(len(pairs)))
+        ax.set_xticklabels([f"{SHORT[h]}/{SHORT[l]}" for h, l in pairs])
+        ax.set_ylabel("share error |hi/(hi+lo) − 5/6| (pts)")
+        ax.set_title(f"{device}: {title} (median, bars = min–max over repeats)")
+        ax.legend(fontsize=8, ncol=3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return True
+
+
+def plot_overhead(ovh, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    ctrls = [c for c in ORDER if c in ovh and ovh[c]["ratio"]]
+    if not ctrls:
+        return False
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    ys = [ovh[c]["ratio"] for c in ctrls]
+    ax.bar(ctrls, ys, color="tab:blue")
+    for i, c in enumerate(ctrls):
+        sp = ovh[c]["ratio_spread"]
+        if sp:
+            ax.plot([i, i], sp, color="k")
+    ax.axhline(0.97, color="k", linestyle="--", linewidth=0.8, label="target 0.97")
+    ax.set_ylim(min(0.5, min(ys) - 0.05), 1.1)
+    ax.set_ylabel("IOPS on / off")
+    ax.set_title("CPU overhead: null_blk, no delay, 4k randread QD64")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return True
+
+
+def read(path, default=""):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return default
+
+
+def provenance(rundir):
+    def git(*a):
+        try:
+            return subprocess.run(["git", "-C", TOP, *a], capture_output=True, text=True,
+                                  timeout=30).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+    kernels = {}
+    for k in ("baseline", "ioweight"):
+        bz = f"{TOP}/build/kernel-{k}/arch/x86/boot/bzImage"
+        if os.path.exists(bz):
+            kernels[k] = {"bzImage_mtime": os.path.getmtime(bz),
+                          "stamp": read(f"{TOP}/build/kernel-{k}/.ioweight-stamp").strip()}
+    return {
+        "git_head": git("rev-parse", "HEAD"),
+        "git_kernel_series_commit": git("log", "-1", "--format=%H", "--", "kernel"),
+        "linux_source": read(f"{TOP}/build/linux-source.version").strip(),
+        "kernels": kernels,
+        "guest_versions": dict(l.split("\t", 1) for l in
+                               read(f"{TOP}/build/vm/guest-versions.txt").splitlines() if "\t" in l),
+        "command": read(f"{rundir}/command.txt").strip(),
+        "host_state": read(f"{rundir}/host-state.txt"),
+        "elapsed_seconds": read(f"{rundir}/elapsed_seconds").strip(),
+    }
+
+
+def machine_load(rundir, prov):
+    """Was the host busy with other work? From run.sh's 30 s samples
+    (time, 1-min load average, kernel builds, QEMU processes incl. ours) and
+    the start/end states (QEMU processes there are other people's)."""
+    why = []
+    samples = [l.split() for l in read(f"{rundir}/host-load.txt").splitlines()]
+    samples = [s for s in samples if len(s) == 4]
+    if samples:
+        builds = sum(1 for s in samples if s[2] != "0")
+        others = sum(1 for s in samples if int(s[3]) > 1)
+        load = statistics.mean(float(s[1]) for s in samples)
+        if builds:
+            why.append(f"kernel build running in {builds}/{len(samples)} samples")
+        if others:
+            why.append(f"other VMs running in {others}/{len(samples)} samples")
+        if load > 2.5:
+            why.append(f"mean 1-min load average {load:.1f} on 2 cores")
+    for l in prov["host_state"].splitlines():
+        k, _, v = l.partition(" ")
+        if k in ("kernel-builds", "qemu-processes") and v.strip() not in ("", "0"):
+            why.append(f"{k} {v.strip()} at start or end")
+    return bool(why), sorted(set(why))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("rundir")
+    ap.add_argument("--results-dir", default=f"{TOP}/bench/results")
+    ap.add_argument("--prefix")
+    args = ap.parse_args()
+    plan = json.loads(read(f"{args.rundir}/plan.json", "{}"))
+    recs = load(args.rundir)
+    if not recs:
+        sys.exit(f"analyze: no records in {args.rundir}")
+    table, solo = derive(recs)
+    ovh = overhead(recs)
+    date = plan.get("created", "")[:10] or "undated"
+    prefix = args.prefix or (date + ("-quick" if plan.get("mode") == "quick" else ""))
+    os.makedirs(args.results_dir, exist_ok=True)
+    prov = provenance(args.rundir)
+    boots = [r for r in recs if r.get("kind") == "boot"]
+    devinfo = {}
+    for r in recs:
+        if r.get("kind") == "device":
+            devinfo.setdefault(r["name"], {})[
+                next((b["kernel"] for b in boots if b["t"] <= r["t"]), "?")] = r
+    ctrl_states = [r for r in recs if r.get("kind") == "ctrl"]
+    loaded, why = machine_load(args.rundir, prov)
+
+    md = [f"# Benchmark results {prefix}", "",
+          f"Command: `{prov['command']}` (run dir `{os.path.relpath(args.rundir, TOP)}`, "
+          f"{plan.get('total_cells', '?')} cells, measured in "
+          f"{int(float(prov['elapsed_seconds'] or 0)) // 60} min).",
+          f"Machine: {'LOADED: ' + '; '.join(why) if loaded else 'quiet (no kernel build, no other VM, load average < 2.5)'}.",
+          f"Guest: {', '.join(sorted({b['uname'] for b in boots}))}, {boots[0]['nproc'] if boots else '?'} vCPU (TCG), "
+          f"{boots[0]['fio'] if boots else '?'}; repeats per cell: {plan.get('repeat')}.", "",
+          "Shares are from device bytes per cgroup (io.stat deltas over the window), "
+          "normalised to each workload's solo rate with no controller on the same boot. "
+          "‡ = no control already within 5 points (does not discriminate); "
+          "† = buffered hi: fio's p99 is syscall latency; ⚠n = n repeats with guest CPU above 70%. "
+          "Figures: median (min–max over repeats).", ""]
+    comparisons = [("out of the box", OOB), ("tuned: same calibrated model and QoS", TUNED)]
+    devices = [d for d in plan.get("devices", []) if not d.startswith("nullb-nodelay")]
+    written = []
+    for dev in devices:
+        if not any(k[0] == dev for k in table):
+            continue
+        nd = nondiscriminating(table, dev)
+        info = devinfo.get(dev, {})
+        first = next(iter(info.values()), {})
+        md += [f"## {dev}", "", f"Capacity: {first.get('spec', {}).get('capacity', '?')}.", ""]
+        for k, v in info.items():
+            if v.get("calibration"):
+                md.append(f"- calibrated on the {k} boot: `{v['calibration']['model']}`; "
+                          f"QoS `{v['calibration']['qos']}`")
+        autos = {(s["ctrl"]): s["state"] for s in ctrl_states
+                 if s.get("device") == dev and s.get("state") and s["ctrl"] in ("iocost", "ioweight")}
+        for c, st in autos.items():
+            md.append(f"- {c} automatic parameters: "
+                      + "; ".join(f"`{v}`" for k, v in st.items() if k not in ("scheduler", "notes")))
+        md.append("")
+        sums = {}
+        for title, ctrls in comparisons:
+            rows = summary(table, dev, ctrls, ovh)
+            sums[title] = rows
+            md += [f"### {title}: summary over pairs with both groups active", ""]
+            md += md_summary(rows) + [""]
+        md += ["### every combination", ""]
+        md += md_cells(table, dev, [c for c in ORDER], nd) + [""]
+        png = f"{prefix}-{dev}.png"
+        if plot_share(table, dev, f"{args.results_dir}/{png}", comparisons):
+            md += [f"![share error, {dev}]({png})", ""]
+        res = {
+            "device": dev, "mode": plan.get("mode"), "plan": plan, "provenance": prov,
+            "machine_loaded": loaded, "machine_load_reasons": why, "device_info": info,
+            "controller_states": [s for s in ctrl_states if s.get("device") == dev],
+            "solo_reference": {f"{k[1]}/{k[2]}": v for k, v in solo.items() if k[0] == dev},
+            "summary": sums, "nondiscriminating": sorted(f"{h}/{l}" for h, l in nd),
+            "cells": [{"ctrl": c, "hi": hi, "lo": lo, **a}
+                      for (d, c, hi, lo), a in sorted(table.items(), key=lambda kv: str(kv[0]))
+                      if d == dev],
+            "raw": [r for r in recs if r.get("device") == dev],
+        }
+        with open(f"{args.results_dir}/{prefix}-{dev}.json", "w") as f:
+            json.dump(res, f, indent=1, sort_keys=True)
+        written.append(f"{prefix}-{dev}.json")
+    if ovh:
+        md += ["## CPU overhead (null_blk, no delay: the guest CPU is the bottleneck)", "",
+               "| controller | kernel | IOPS on | IOPS off | on ÷ off |", "| --- | --- | ---: | ---: | ---: |"]
+        for c in [c for c in ORDER if c in ovh]:
+            o = ovh[c]
+            md.append(f"| {c} | {o['kernel']} | {fmt(o['iops_on'], '{:.0f}')} | "
+                      f"{fmt(o['iops_off'], '{:.0f}')} | {fmt_spread(o['ratio'], o['ratio_spread'], 1, '{:.3f}')} |")
+        md.append("")
+        if plot_overhead(ovh, f"{args.results_dir}/{prefix}-overhead.png"):
+            md += [f"![overhead]({prefix}-overhead.png)", ""]
+        with open(f"{args.results_dir}/{prefix}-nullb-nodelay.json", "w") as f:
+            json.dump({"device": "nullb-nodelay", "overhead": ovh, "provenance": prov,
+                       "machine_loaded": loaded, "device_info": devinfo.get("nullb-nodelay"),
+                       "raw": [r for r in recs if r.get("device") == "nullb-nodelay"]},
+                      f, indent=1, sort_keys=True)
+        written.append(f"{prefix}-nullb-nodelay.json")
+    md += ["## host state", "", "```", prov["host_state"].strip(), "```", ""]
+    with open(f"{args.results_dir}/{prefix}.md", "w") as f:
+        f.write("\n".join(md))
+    with open(f"{args.results_dir}/{prefix}-COMMAND.txt", "w") as f:
+        f.write(f"{prov['command']}\n# run dir {os.path.relpath(args.rundir, TOP)}; "
+                f"git {prov['git_head'][:12]}; measured in {prov['elapsed_seconds']} s; "
+                f"machine {'LOADED: ' + '; '.join(why) if loaded else 'quiet'}\n# host state:\n"
+                + "".join(f"#   {l}\n" for l in prov["host_state"].splitlines()))
+    print(f"analyze: wrote {prefix}.md, {', '.join(written)} in "
+          f"{os.path.relpath(args.results_dir, TOP)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,483 @@
+#!/usr/bin/env python3
+"""Guest side of the benchmark: runs a list of cells in one boot.
+
+Started by bench/run.sh through vm/run.sh with a plan (JSON) the host wrote
+into the run directory; appends one JSON object per line to the output file as
+each step ends, so a run cut short keeps what it measured.
+
+The plan names devices (how to create and shape each one), and cells in the
+order to run them:
+  {"kind": "cell", "device": D, "ctrl": C, "hi": W, "lo": W|null, "rep": N}
+  {"kind": "overhead", "device": D, "ctrl": C, "rep": N}
+Controllers C: none, iocost, iocost-tuned, bfq, ioweight, ioweight-tuned.
+Workloads W: randread, randwrite (direct, libaio, depth 64, 4 KiB, raw
+device region), seqread (buffered, 128 KiB reads, raw device region, the
+group's memory.max caps its page cache), seqwrite (buffered, 128 KiB writes
+to an ext4 file if the device has a filesystem, else to the raw region;
+vm.dirty_bytes bounds what the page cache absorbs).
+
+Per cell: drop caches, start one fio per group in its cgroup, wait the ramp,
+snapshot io.stat and /proc/stat, wait the window, snapshot again, collect
+fio's JSON. Device bytes per cgroup come from the io.stat deltas over the
+window, fio's own figures are kept beside them.
+"""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+CG = "/sys/fs/cgroup"
+BENCH_CG = CG + "/bench"
+GROUPS = {"hi": 500, "lo": 100}
+WORKLOADS = ("randread", "randwrite", "seqread", "seqwrite")
+TOP = "/ioweight"
+
+
+def log(msg):
+    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def rd(path, default=None):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        if default is not None:
+            return default
+        raise
+
+
+def wr(path, value):
+    """One unbuffered write, so the kernel's error reaches us."""
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, str(value).encode())
+    except OSError as e:
+        raise OSError(e.errno, f"cannot write `{value}` to {path}: {e.strerror}")
+    finally:
+        os.close(fd)
+
+
+def try_wr(path, value, notes):
+    try:
+        wr(path, value)
+        return True
+    except OSError as e:
+        notes.append(str(e))
+        return False
+
+
+def run(cmd, timeout, **kw):
+    return subprocess.run(cmd, timeout=timeout, check=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, **kw)
+
+
+def size_bytes(s):
+    m = re.fullmatch(r"(\d+)([KMG]?)", str(s))
+    if not m:
+        raise ValueError(f"bad size {s!r}")
+    return int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2)]
+
+
+# --- snapshots ------------------------------------------------------------
+
+def cpu_times():
+    """Aggregate /proc/stat cpu line: (busy, total) jiffies."""
+    f = [int(x) for x in rd("/proc/stat").splitlines()[0].split()[1:]]
+    idle = f[3] + (f[4] if len(f) > 4 else 0)
+    total = sum(f[:8])
+    return total - idle, total
+
+
+def io_stat(cg, devno):
+    """Numeric keys of cg's io.stat line for devno (controller keys too)."""
+    for line in rd(cg + "/io.stat", "").splitlines():
+        parts = line.split()
+        if parts and parts[0] == devno:
+            out = {}
+            for kv in parts[1:]:
+                k, _, v = kv.partition("=")
+                try:
+                    out[k] = float(v) if "." in v else int(v)
+                except ValueError:
+                    pass
+            return out
+    return {}
+
+
+def delta(a, b):
+    return {k: b[k] - a.get(k, 0) for k in b if isinstance(b[k], (int, float))}
+
+
+# --- devices --------------------------------------------------------------
+
+class Device:
+    def __init__(self, name, spec, plan):
+        self.name, self.spec, self.plan = name, spec, plan
+        self.notes = []
+        self.mnt = None
+        self.calib = None
+        if spec["type"] == "virtio":
+            self.dev = spec["dev"]
+        elif spec["type"] == "nullb":
+            self.dev = self._make_nullb(spec["nullb"])
+        else:
+            raise ValueError(f"device {name}: unknown type {spec['type']}")
+        self.sys = f"/sys/block/{self.dev}"
+        self.devno = rd(self.sys + "/dev")
+        q = self.sys + "/queue/"
+        wr(q + "rotational", spec.get("rotational", 0))
+        if "max_sectors_kb" in spec:
+            wr(q + "max_sectors_kb", spec["max_sectors_kb"])
+        wr(q + "scheduler", "none")
+        self.queue = {k: rd(q + k, "?") for k in (
+            "rotational", "nr_requests", "max_sectors_kb", "max_hw_sectors_kb",
+            "scheduler", "nomerges", "read_ahead_kb", "logical_block_size")}
+        self.queue["size_bytes"] = int(rd(self.sys + "/size")) * 512
+
+    def _make_nullb(self, attrs):
+        # 6.1 names the disk after the configfs directory
+        d = f"/sys/kernel/config/nullb/{self.name}"
+        os.mkdir(d)
+        for k, v in attrs.items():
+            wr(f"{d}/{k}", v)
+        wr(f"{d}/power", 1)
+        for _ in range(50):
+            if os.path.exists(f"/sys/block/{self.name}/dev"):
+                return self.name
+            time.sleep(0.1)
+        raise RuntimeError(f"null_blk {self.name}: no /sys/block/{self.name} after power=1")
+
+    def calibrate(self, runtime):
+        log(f"{self.name}: calibrating /dev/{self.dev} ({6 * (runtime + 3)}s)")
+        r = run([f"{TOP}/bench/calibrate.sh", "--yes", "--runtime", str(runtime),
+                 f"/dev/{self.dev}"], timeout=6 * (runtime + 120))
+        lines = dict(l.split(": ", 1) for l in r.stdout.splitlines() if ": " in l)
+        self.calib = {
+            "model": lines["io.weight.cost_model"].split(" ", 1)[1],
+            "iocost_model": lines["io.cost.model"].split(" ", 1)[1],
+            "qos": lines["qos"].split(" ", 1)[1],
+            "log": r.stderr.splitlines(),
+        }
+        log(f"{self.name}: model {self.calib['model']}; qos {self.calib['qos']}")
+
+    def make_fs(self):
+        fs = self.spec["fs_size"]
+        self.mnt = f"/mnt/bench-{self.name}"
+        os.makedirs(self.mnt, exist_ok=True)
+        # few inodes, no lazy inode-table init thread: no background IO later
+        run(["mkfs.ext4", "-q", "-F", "-N", "1024", "-J", "size=16",
+             "-E", "nodiscard", f"/dev/{self.dev}", fs], timeout=300)
+        run(["mount", "-o", "noinit_itable", f"/dev/{self.dev}", self.mnt],
+            timeout=120)
+
+    def region(self, group):
+        """Raw byte range a group's random and seqread IO uses (past the fs)."""
+        base = size_bytes(self.spec["raw_offset"])
+        size = size_bytes(self.spec["region"])
+        return base + (0 if group == "hi" else size), size
+
+    def idle(self, timeout=30):
+        end = time.time() + timeout
+        while time.time() < end:
+            if all(x == "0" for x in rd(self.sys + "/inflight").split()):
+                return True
+            time.sleep(0.2)
+        return False
+
+    def info(self):
+        return {"name": self.name, "dev": self.dev, "devno": self.devno,
+                "spec": self.spec, "queue": self.queue, "calibration": self.calib,
+                "notes": self.notes}
+
+
+# --- controllers ----------------------------------------------------------
+
+ROOT_FILES = {
+    "iocost": (CG + "/io.cost.model", CG + "/io.cost.qos"),
+    "ioweight": (CG + "/io.weight.cost_model", CG + "/io.weight.qos"),
+}
+
+
+def ctrl_off(d, notes):
+    for model, qos in ROOT_FILES.values():
+        if os.path.exists(qos):
+            try_wr(qos, f"{d.devno} enable=0", notes)
+            try_wr(model, f"{d.devno} ctrl=auto", notes)
+            try_wr(qos, f"{d.devno} enable=0 ctrl=auto", notes)
+    wr(d.sys + "/queue/scheduler", "none")
+
+
+def ctrl_apply(ctrl, d):
+    """Switch device d to controller ctrl; returns the root files' state."""
+    notes = []
+    d.idle()
+    ctrl_off(d, notes)
+    base = ctrl.split("-")[0]
+    if base == "bfq":
+        wr(d.sys + "/queue/scheduler", "bfq")
+    elif base in ROOT_FILES:
+        model, qos = ROOT_FILES[base]
+        if not os.path.exists(qos):
+            raise RuntimeError(f"{ctrl}: {qos} missing on this kernel")
+        if ctrl.endswith("-tuned"):
+            wr(model, f"{d.devno} {d.calib['model']}")
+            wr(qos, f"{d.devno} {d.calib['qos']}")
+        else:
+            wr(model, f"{d.devno} ctrl=auto")
+            wr(qos, f"{d.devno} enable=1 ctrl=auto")
+    elif base != "none":
+        raise ValueError(f"unknown controller {ctrl}")
+    return root_state(d, notes)
+
+
+def root_state(d, notes=None):
+    st = {"scheduler": rd(d.sys + "/queue/scheduler")}
+    for model, qos in ROOT_FILES.values():
+        for f in (model, qos):
+            for line in rd(f, "").splitlines():
+                if line.startswith(d.devno + " "):
+                    st[os.path.basename(f)] = line
+    if notes:
+        st["notes"] = notes
+    return st
+
+
+# --- cgroups and fio --------------------------------------------------------
+
+def setup_cgroups(plan):
+    os.makedirs(BENCH_CG, exist_ok=True)
+    wr(BENCH_CG + "/cgroup.subtree_control", "+io +memory")
+    notes = []
+    for g, w in GROUPS.items():
+        p = f"{BENCH_CG}/{g}"
+        os.makedirs(p, exist_ok=True)
+        try_wr(p + "/io.weight", f"default {w}", notes)
+        try_wr(p + "/io.bfq.weight", f"default {w}", notes)
+    return {g: {"io.weight": rd(f"{BENCH_CG}/{g}/io.weight", ""),
+                "io.bfq.weight": rd(f"{BENCH_CG}/{g}/io.bfq.weight", ""),
+                "memory.max": rd(f"{BENCH_CG}/{g}/memory.max", "")}
+            for g in GROUPS} | {"notes": notes}
+
+
+def fio_args(w, group, d, plan, out):
+    secs = plan["ramp"] + plan["runtime"] + 2
+    a = ["fio", f"--name={group}-{w}", "--output-format=json", f"--output={out}",
+         "--eta=never", "--time_based", f"--runtime={plan['runtime'] + 2}",
+         f"--ramp_time={plan['ramp']}", "--percentile_list=50:90:99:99.9"]
+    off, size = d.region(group)
+    raw = [f"--filename=/dev/{d.dev}", f"--offset={off}", f"--size={size}"]
+    if w in ("randread", "randwrite"):
+        a += raw + ["--direct=1", "--ioengine=libaio", f"--iodepth={plan['iodepth']}",
+                    "--bs=4k", f"--rw={w}"]
+    elif w == "seqread":
+        a += raw + ["--direct=0", "--ioengine=psync", "--bs=128k", "--rw=read"]
+    elif w == "seqwrite" and d.mnt:
+        a += [f"--filename={d.mnt}/{group}.seqwrite", f"--size={d.spec['sw_size']}",
+              "--direct=0", "--ioengine=psync", "--bs=128k", "--rw=write",
+              "--fallocate=none"]
+    elif w == "seqwrite":
+        # the block device's own inodes do cgroup writeback too (SB_I_CGROUPWB)
+        a += raw + ["--direct=0", "--ioengine=psync", "--bs=128k", "--rw=write"]
+    else:
+        raise ValueError(f"unknown workload {w}")
+    return a, secs
+
+
+def start_in_cgroup(args, cg):
+    def enter():
+        with open(cg + "/cgroup.procs", "w") as f:
+            f.write(str(os.getpid()))
+    return subprocess.Popen(args, preexec_fn=enter, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def fio_summary(path):
+    with open(path) as f:
+        txt = f.read()
+    # fio may print warnings before the JSON document
+    j = json.loads(txt[txt.index("{"):])
+    job = j["jobs"][0]
+    out = {}
+    for dirn in ("read", "write"):
+        s = job[dirn]
+        if s["io_bytes"] == 0:
+            continue
+        pct = s["clat_ns"].get("percentile", {})
+        out[dirn] = {
+            "bw_bytes": s["bw_bytes"], "iops": s["iops"], "io_bytes": s["io_bytes"],
+            "runtime_ms": s["runtime"],
+            "clat_mean_ns": s["clat_ns"]["mean"],
+            "clat_p50_ns": pct.get("50.000000"), "clat_p90_ns": pct.get("90.000000"),
+            "clat_p99_ns": pct.get("99.000000"), "clat_p999_ns": pct.get("99.900000"),
+            "lat_mean_ns": s["lat_ns"]["mean"],
+        }
+    out["usr_cpu"] = job["usr_cpu"]
+    out["sys_cpu"] = job["sys_cpu"]
+    out["fio_version"] = j.get("fio version")
+    return out
+
+
+def prepare(d):
+    """Same start for every cell: no dirty pages, no cache, device idle."""
+    if d.mnt:
+        for g in GROUPS:
+            try:
+                os.unlink(f"{d.mnt}/{g}.seqwrite")
+            except FileNotFoundError:
+                pass
+    run(["sync"], timeout=300)
+    wr("/proc/sys/vm/drop_caches", 3)
+    if not d.idle():
+        d.notes.append("device not idle 30 s after sync")
+
+
+def run_cell(cell, d, plan, tmp):
+    prepare(d)
+    if cell["kind"] == "overhead":
+        jobs = {"hi": "randread"}
+    elif cell.get("lo") is None:
+        jobs = {"hi": cell["hi"]}
+    else:
+        jobs = {"hi": cell["hi"], "lo": cell["lo"]}
+    procs, outs, secs = {}, {}, 0
+    for g in GROUPS:
+        # cap buffered readers' page cache so they read the disk; nobody
+        # else (a memcg dirty limit is a share of its memory.max)
+        cap = plan["memory_max"] if jobs.get(g) == "seqread" else "max"
+        wr(f"{BENCH_CG}/{g}/memory.max", cap)
+    for g, w in jobs.items():
+        outs[g] = f"{tmp}/{g}.json"
+        a, secs = fio_args(w, g, d, plan, outs[g])
+        procs[g] = start_in_cgroup(a, f"{BENCH_CG}/{g}")
+    t0 = time.time()
+    # fio needs up to ~1 s to start under TCG; its own window (ramp_time
+    # after its start, runtime + 2 s long) then covers the io.stat window
+    time.sleep(plan["ramp"] + 1)
+    s0 = {g: io_stat(f"{BENCH_CG}/{g}", d.devno) for g in GROUPS}
+    c0, w0 = cpu_times(), time.time()
+    time.sleep(plan["runtime"])
+    s1 = {g: io_stat(f"{BENCH_CG}/{g}", d.devno) for g in GROUPS}
+    c1, w1 = cpu_times(), time.time()
+    res = {"groups": {}, "errors": []}
+    for g, p in procs.items():
+        try:
+            _, err = p.communicate(timeout=secs + 60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            _, err = p.communicate()
+            res["errors"].append(f"{g}: fio did not finish in time")
+        entry = {"workload": jobs[g], "weight": GROUPS[g]}
+        if p.returncode != 0:
+            res["errors"].append(f"{g}: fio exit {p.returncode}: {err.strip()[-300:]}")
+        try:
+            entry["fio"] = fio_summary(outs[g])
+        except (OSError, ValueError, KeyError) as e:
+            res["errors"].append(f"{g}: no fio result: {e}")
+        res["groups"][g] = entry
+    for g in GROUPS:
+        dl = delta(s0[g], s1[g])
+        if g in res["groups"]:
+            res["groups"][g]["iostat"] = dl
+            res["groups"][g]["dev_bytes"] = dl.get("rbytes", 0) + dl.get("wbytes", 0)
+        elif dl.get("rbytes", 0) + dl.get("wbytes", 0):
+            res.setdefault("idle_group_bytes", {})[g] = dl
+    busy = (c1[0] - c0[0]) / max(1, c1[1] - c0[1])
+    res.update(window_s=w1 - w0, start_offset_s=w0 - t0, cpu_busy=busy,
+               cpu_flag=busy > plan["cpu_flag"])
+    return res
+
+
+# --- main loop --------------------------------------------------------------
+
+def main():
+    plan_path, out_path = sys.argv[1], sys.argv[2]
+    with open(plan_path) as f:
+        plan = json.load(f)
+    cells = plan["cells"]
+    tmp = "/tmp/bench"
+    os.makedirs(tmp, exist_ok=True)
+    out = open(out_path, "a", buffering=1)
+
+    def emit(obj):
+        obj.setdefault("t", time.time())
+        out.write(json.dumps(obj, sort_keys=True) + "\n")
+
+    emit({"kind": "boot", "kernel": plan["kernel"], "uname": os.uname().release,
+          "cmdline": rd("/proc/cmdline"), "nproc": os.cpu_count(),
+          "meminfo_kb": int(rd("/proc/meminfo").split()[1]),
+          "fio": run(["fio", "--version"], 60).stdout.strip(),
+          "python": sys.version.split()[0]})
+    emit({"kind": "cgroups", "state": setup_cgroups(plan)})
+
+    devices, cur_ctrl = {}, {}
+    t_boot = time.time()
+    for i, cell in enumerate(cells):
+        name = cell["device"]
+        if name not in devices:
+            spec = plan["devices"][name]
+            d = Device(name, spec, plan)
+            if spec.get("calibrate"):
+                d.calibrate(plan["calib_runtime"])
+            if spec.get("fs_size"):
+                d.make_fs()
+            wr("/proc/sys/vm/dirty_bytes", spec.get("dirty_bytes", 32 << 20))
+            wr("/proc/sys/vm/dirty_background_bytes", spec.get("dirty_background_bytes", 16 << 20))
+            devices[name] = d
+            emit({"kind": "device", **d.info()})
+        d = devices[name]
+        if cur_ctrl.get(name) != cell["ctrl"]:
+            try:
+                emit({"kind": "ctrl", "device": name, "ctrl": cell["ctrl"],
+                      "state": ctrl_apply(cell["ctrl"], d)})
+                cur_ctrl[name] = cell["ctrl"]
+            except (OSError, RuntimeError) as e:
+                log(f"{name}: cannot switch to {cell['ctrl']}: {e}")
+                emit({"kind": "ctrl", "device": name, "ctrl": cell["ctrl"],
+                      "error": str(e)})
+                cur_ctrl[name] = "failed:" + cell["ctrl"]
+        if cur_ctrl[name] != cell["ctrl"]:
+            emit({"kernel": plan["kernel"], "devno": d.devno, **cell,
+                  "errors": [f"controller {cell['ctrl']} could not be set up"]})
+            continue
+        gi = plan["done_before"] + i + 1
+        desc = (f"{name} {cell['ctrl']} {cell.get('hi', 'randread')}"
+                f"{'' if cell['kind'] == 'overhead' else ' vs ' + str(cell.get('lo') or 'none')}"
+                f" rep {cell['rep']}")
+        elapsed = plan["elapsed_before"] + time.time() - t_boot
+        if i:
+            per = (time.time() - t_boot) / i
+        else:
+            per = plan["sec_per_cell"]
+        eta = per * (plan["total_cells"] - gi + 1)
+        log(f"cell {gi}/{plan['total_cells']} {cell['kind']}: {desc}; "
+            f"elapsed {elapsed / 60:.1f} min, ETA {eta / 60:.1f} min")
+        try:
+            res = run_cell(cell, d, plan, tmp)
+        except Exception as e:  # keep going: one broken cell is a data point
+            res = {"errors": [f"{type(e).__name__}: {e}"]}
+        rec = {"kernel": plan["kernel"], "devno": d.devno, **cell, **res,
+               "ctrl_state": root_state(d)}
+        emit(rec)
+        for e in res.get("errors", []):
+            log(f"  error: {e}")
+        g = res.get("groups", {})
+        if g:
+            log("  " + ", ".join(
+                f"{k} {v.get('dev_bytes', 0) / max(res['window_s'], 1e-9) / 1e6:.2f} MB/s"
+                for k, v in g.items()) + f", cpu {res['cpu_busy'] * 100:.0f}%"
+                + (" (FLAG: above limit)" if res["cpu_flag"] else ""))
+    for name, d in devices.items():
+        ctrl_off(d, d.notes)
+        if d.mnt:
+            run(["umount", d.mnt], timeout=120)
+    emit({"kind": "end", "seconds": time.time() - t_boot})
+    log(f"boot done: {len(cells)} cells in {(time.time() - t_boot) / 60:.1f} min")
+
+
+if __name__ == "__main__":
+    main()
