@@ -4,7 +4,8 @@
 #
 #   e2e_kernel              ioweight | iocost | none: which controller the kernel has
 #   e2e_dev                 MAJ:MIN of the test disk ($E2E_DISK, default /dev/vdb)
-#   e2e_use_config NAME     make e2e/config/NAME the only file in /etc/ioweight/conf.d
+#   e2e_use_config NAME|PATH  make e2e/config/NAME (or the file PATH) the only
+#                           file in /etc/ioweight/conf.d
 #   pod_run MANIFEST [kpod run options]     (kpod: e2e/guest/kpod)
 #   pod_rm NAME | pod_cg NAME [CONTAINER]
 #   cg_file CGROUP FILE     a cgroup file's content ('' if absent)
@@ -35,15 +36,17 @@ e2e_dev() {
 # Configs are written for the ioweight kernel; on the baseline kernel (for
 # developing the plumbing) the same profiles drive io.cost's files.
 e2e_use_config() {
-	local src=$E2E/config/$1
+	local src=$E2E/config/$1 dst
+	[[ $1 != */* ]] || src=$1
 	[ -f "$src" ] || { echo "e2e: no config $src" >&2; return 1; }
+	dst=$CONF_DIR/$(basename "$src")
 	mkdir -p "$CONF_DIR"
 	rm -f "$CONF_DIR"/*
 	if [ "$(e2e_kernel)" = iocost ]; then
 		jq '.kernelFiles = {"weight": "io.weight", "costModel": "io.cost.model", "qos": "io.cost.qos"}' \
-			"$src" > "$CONF_DIR/$1"
+			"$src" > "$dst"
 	else
-		cp "$src" "$CONF_DIR/$1"
+		cp "$src" "$dst"
 	fi
 }
 
@@ -60,3 +63,55 @@ pods_rm_all() {
 	local n
 	for n in $("$KPOD" ls | cut -f1); do "$KPOD" rm "$n" > /dev/null || true; done
 }
+
+# root file that enables the controller per device, by kernel
+qos_file() {
+	case $(e2e_kernel) in
+	ioweight) echo /sys/fs/cgroup/io.weight.qos ;;
+	iocost) echo /sys/fs/cgroup/io.cost.qos ;;
+	*) echo /dev/null ;;
+	esac
+}
+
+# pod_io_started NAME: the pod's cgroup has done IO on the test disk
+pod_io_started() {
+	local cg line
+	cg=$(pod_cg "$1") || return 1
+	line=$(grep "^$(e2e_dev) " "/sys/fs/cgroup$cg/io.stat" 2>/dev/null) || return 1
+	[[ $line =~ rios=([0-9]+).*wios=([0-9]+) ]] && [ $((BASH_REMATCH[1] + BASH_REMATCH[2])) -gt 0 ]
+}
+
+# wait_pods_io NAME...: bounded wait until every pod does IO
+wait_pods_io() {
+	local n
+	for n in "$@"; do
+		poll_until 30 pod_io_started "$n" || { echo "pod $n did no IO on $E2E_DISK within 30 s" >&2; return 1; }
+	done
+}
+
+# calibrate: the disk's capacity in IO units/s with the controller disabled:
+# 4 KiB random reads at QD32 from a scratch cgroup, 2 s warm-up, 5 s window.
+# Prints the rate. The hook re-enables the controller at the next pod start.
+calibrate() {
+	local dev cg=/sys/fs/cgroup/e2e-calib pid rate
+	dev=$(e2e_dev)
+	echo "$dev enable=0" > "$(qos_file)" 2>/dev/null || true
+	mkdir -p "$cg"
+	bash -c "echo \$\$ > $cg/cgroup.procs; exec fio --name=calib --filename=$E2E_DISK --rw=randread \
+		--bs=4k --direct=1 --ioengine=libaio --iodepth=32 --time_based --runtime=8 \
+		--output=/dev/null" &
+	pid=$!
+	sleep 2 # fio warm-up inside a fixed measurement schedule, not synchronisation
+	rate=$("$CGIO" share --dev "$dev" --window 5 calib=/e2e-calib | jq '.total_rate | floor')
+	wait "$pid" || true
+	rmdir "$cg" 2>/dev/null || true
+	echo "$rate"
+}
+
+# shares JSON_FROM_CGIO NAME: a pod's share in percent, one decimal
+share_pct() { jq -r --arg n "$2" '.pods[$n].share * 1000 | round / 10' <<< "$1"; }
+
+# within VALUE TARGET TOL: |VALUE - TARGET| <= TOL (floats)
+within() { awk -v v="$1" -v t="$2" -v d="$3" 'BEGIN { exit !((v - t) <= d && (t - v) <= d) }'; }
+# at_least VALUE MIN (floats)
+at_least() { awk -v v="$1" -v m="$2" 'BEGIN { exit !(v >= m) }'; }

@@ -43,8 +43,8 @@ prepare_disk() {
 # CNI) and says so; /var/lib/ioweight/install-stock-config records the outcome
 # for the test that checks it.
 install_hook() {
-	local bin=/ioweight/build/hook/ioweight-hook log=/var/log/ioweight-install.log
-	[ -x "$bin" ] || die "no hook binary $bin (make -C oci-hook)"
+	local bin=/ioweight/build/e2e/ioweight-hook log=/var/log/ioweight-install.log
+	[ -x "$bin" ] || die "no hook binary $bin (e2e/run.sh copies it from build/hook after make -C oci-hook)"
 	install -m 0755 "$bin" /usr/local/bin/ioweight-hook
 	mkdir -p /var/lib/ioweight
 	# what a user does: look at the change, then make it

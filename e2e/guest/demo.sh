@@ -1,0 +1,60 @@
+#!/bin/bash
+# Guest side of `make demo` (e2e/demo.sh boots the guest with this).
+#
+#   e2e/guest/demo.sh OUT_DIR       OUT_DIR relative to /ioweight
+#
+# Two saturating fio pods (examples/pods/demo-fio-{high,low}.yaml, weights
+# 500 and 100) run twice on the 1000-IOPS disk, released together by a start
+# gate:
+#   off: admin config examples/ioweight/demo-off.json - the disk's profile has
+#        enable=false, so nothing enforces the weights (no IO control)
+#   on:  examples/ioweight/demo-on.json - the same profile enabled: io.weight
+# For each run it writes OUT_DIR/<run>-<pod>.json (fio's JSON output),
+# OUT_DIR/<run>-timeline.csv (io.stat of both pod cgroups every 0.5 s) and
+# OUT_DIR/<run>-qos.txt (what the root QoS file said).
+set -euo pipefail
+source /ioweight/e2e/guest/lib.sh
+
+out=/ioweight/$1
+runtime=${DEMO_RUNTIME:-20}
+gate=/run/ioweight-demo
+say() { printf '[demo %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+die() { echo "demo: $*" >&2; exit 1; }
+
+run_case() {
+	local run=$1 config=$2 what=$3 watcher p dev
+	dev=$(e2e_dev)
+	say "run '$run': $what"
+	e2e_use_config "$config"
+	rm -rf "$gate" && mkdir -p "$gate"
+	drop_caches
+	for p in high low; do
+		pod_run "$PODS/demo-fio-$p.yaml" --env RUNTIME="$runtime" | sed 's/^/    /' \
+			|| die "pod demo-fio-$p did not start"
+	done
+	grep "^$dev " "$(qos_file)" > "$out/$run-qos.txt" 2>/dev/null || echo "$dev (no controller)" > "$out/$run-qos.txt"
+	say "  root $(basename "$(qos_file)"): $(cat "$out/$run-qos.txt")"
+	say "  both pods started; opening the gate, fio runs ${runtime}s + 2s ramp"
+	"$CGIO" watch --dev "$dev" --interval 0.5 --duration $((runtime + 3)) --out "$out/$run-timeline.csv" \
+		high="$(pod_cg demo-fio-high)" low="$(pod_cg demo-fio-low)" &
+	watcher=$!
+	touch "$gate/go"
+	for p in high low; do
+		"$KPOD" wait "demo-fio-$p" --timeout $((runtime + 120)) || die "pod demo-fio-$p did not finish"
+	done
+	wait "$watcher" || true
+	for p in high low; do
+		"$KPOD" logs "demo-fio-$p" fio > "$out/$run-$p.json"
+		jq -e '.jobs[0].read.iops' "$out/$run-$p.json" > /dev/null \
+			|| die "no fio JSON result from demo-fio-$p (see $out/$run-$p.json)"
+		pod_rm "demo-fio-$p" > /dev/null
+	done
+	say "  done: high $(jq '.jobs[0].read.iops | floor' "$out/$run-high.json") IOPS, low $(jq '.jobs[0].read.iops | floor' "$out/$run-low.json") IOPS (fio)"
+}
+
+mkdir -p "$out"
+rm -f "$out"/off-* "$out"/on-*
+/ioweight/e2e/guest/setup.sh /ioweight/examples/ioweight/demo-off.json
+run_case off /ioweight/examples/ioweight/demo-off.json "no IO control (profile enable=false)"
+run_case on /ioweight/examples/ioweight/demo-on.json "io.weight 500:100 (profile enable=true)"
+echo "$(e2e_kernel)" > "$out/kernel.txt"

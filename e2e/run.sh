@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# End-to-end suite: containerd in a QEMU guest runs Kubernetes Pod manifests
+# (examples/pods/) with ioweight-hook installed by its own installer, and the
+# TAP tests in e2e/tests/ check the weights it writes, its failure policy and
+# how the disk is shared.
+#
+#   e2e/run.sh [--results FILE] [--kernel K] [TEST...]
+#     --results FILE   write "PASSED FAILED SKIPPED" there (make test reads it)
+#     --kernel K       ioweight (default, or $E2E_KERNEL), baseline, or a bzImage
+#                      path; sharing results only mean something on ioweight
+#     TEST...          names in e2e/tests/ (default: all, in groups below)
+#
+# Builds what is missing first: the container image and the pre-imported
+# containerd root (e2e/image.sh), the hook (make -C oci-hook), the guest
+# image (vm/build-image.sh) and, only when absent, the kernel. Then it boots
+# the guest once per group of tests - "functional" (install, annotations,
+# failure policy) and "sharing" (two and three competing pods), so sharing
+# starts on a freshly booted disk - and sums the results.
+# Logs: build/e2e/run-<group>/ (console.log, output, hook and containerd logs).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+results="" kernel=${E2E_KERNEL:-ioweight} only=()
+t0=$(date +%s)
+
+die() { echo "e2e/run.sh: $*" >&2; exit 2; }
+stage() { printf '\n== [e2e %s +%ss] %s\n' "$(date +%H:%M:%S)" "$(( $(date +%s) - t0 ))" "$*"; }
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--results) results=$2; shift 2 ;;
+	--kernel) kernel=$2; shift 2 ;;
+	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
+	-*) die "unknown option $1 (see --help)" ;;
+	*) only+=("$1"); shift ;;
+	esac
+done
+
+# group name -> tests (file names in e2e/tests)
+declare -A groups=(
+	[functional]="10-install.sh 20-annotations.sh 30-failure-policy.sh"
+	[sharing]="40-two-pods.sh 50-three-pods.sh"
+)
+group_order=(functional sharing)
+
+write_results() {
+	[ -z "$results" ] || echo "$1 $2 $3" > "$results"
+}
+
+build_prereqs() {
+	stage "container image + pre-imported containerd root (e2e/image.sh)"
+	e2e/image.sh
+	stage "hook (make -C oci-hook)"
+	make -s -C oci-hook
+	# the guest installs this snapshot, so a rebuild of build/hook during the
+	# run cannot pull the binary from under it
+	install -m 0755 build/hook/ioweight-hook build/e2e/ioweight-hook
+	stage "guest root image (vm/build-image.sh)"
+	vm/build-image.sh
+	case $kernel in
+	*/*) [ -f "$kernel" ] || die "no kernel at $kernel" ;;
+	*)
+		if [ ! -f "build/kernel-$kernel/arch/x86/boot/bzImage" ]; then
+			stage "kernel $kernel missing: kernel/scripts/build.sh $kernel (~10 min)"
+			kernel/scripts/tree.sh
+			kernel/scripts/build.sh "$kernel"
+		fi
+		;;
+	esac
+}
+
+pass=0 fail=0 skip=0
+run_group() {
+	local g=$1 dir=build/e2e/run-$1 tests=() t p f s
+	for t in ${groups[$g]}; do
+		if [ ${#only[@]} = 0 ] || [[ " ${only[*]} " == *" $t "* ]] || [[ " ${only[*]} " == *" ${t%.sh} "* ]]; then
+			tests+=("/ioweight/e2e/tests/$t")
+		fi
+	done
+	[ ${#tests[@]} -gt 0 ] || return 0
+	stage "boot $kernel kernel: $g tests (${tests[*]##*/})"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	vm/run.sh --kernel "$kernel" --timeout 1200 --run-dir "$dir" \
+		--disk size=2G,iops=1000,iops-size=4096 \
+		--attach build/e2e/containerd.img \
+		-- /ioweight/e2e/guest/suite.sh "$dir" "${tests[@]}" || true
+	if [ -s "$dir/results" ] && read -r p f s < "$dir/results"; then
+		echo "-- $g: $p passed, $f failed, $s skipped"
+	else
+		p=0 f=1 s=0
+		echo "-- $g: no results (the guest broke; see $dir/console.log), counted as 1 failure"
+	fi
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+}
+
+main() {
+	write_results 0 1 0 # until proven otherwise
+	build_prereqs
+	local g
+	for g in "${group_order[@]}"; do run_group "$g"; done
+	stage "done in $(( $(date +%s) - t0 ))s"
+	echo "e2e: $pass passed, $fail failed, $skip skipped"
+	write_results "$pass" "$fail" "$skip"
+	[ "$fail" = 0 ]
+}
+
+main
