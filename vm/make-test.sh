@@ -40,6 +40,7 @@ if has build; then
 	kernel/scripts/build.sh "$kvariant"
 	vm/build-image.sh
 	[ ! -f oci-hook/Makefile ] || make -s -C oci-hook
+	[ ! -x kernel/tests/lib/build-selftests.sh ] || kernel/tests/lib/build-selftests.sh
 fi
 
 if has hook && [ -f oci-hook/Makefile ]; then
