@@ -1,0 +1,119 @@
+#!/bin/bash
+# runc-check.sh - ioweight-hook on a real kernel, cgroup2 and runc, in the
+# QEMU guest (run by `make -C oci-hook guest-check`, which boots it with
+# vm/run.sh and one data disk /dev/vdb). Prints TAP.
+#
+# 1. prestart on a kubelet-style pod: pod and container io.weight, the root
+#    cost model/QoS from a device profile, idempotence, a bad annotation;
+# 2. `install --runtime containerd` on Debian's stock config, a container
+#    created by real runc through the installed wrapper, uninstall restoring
+#    the config byte for byte; 3. podman hooks.d install/uninstall.
+set -uo pipefail
+
+HOOK=${HOOK:-/ioweight/build/hook/ioweight-hook}
+CG=/sys/fs/cgroup
+POD=/kubepods/burstable/pod0a1b2c3d-0000-1111-2222-333344445555
+LOG=/tmp/ioweight-hook.log
+n=0 failed=0
+
+check() {	# check "description" command...
+	local what=$1; shift
+	n=$((n + 1))
+	if "$@" > /dev/null 2>&1; then echo "ok $n - $what"; else echo "not ok $n - $what"; failed=$((failed + 1)); fi
+}
+step() { echo "# $*"; }
+
+write_config() {
+	local kf='"kernelFiles":{"costModel":"io.cost.model","qos":"io.cost.qos"},'
+	[ -e $CG/io.weight.cost_model ] && kf=''
+	step "kernel $(uname -r); root files: $(cd $CG && echo io.*)"
+	mkdir -p /etc/ioweight/conf.d
+	cat > /etc/ioweight/conf.d/10-check.json <<JSON
+{"ioweightVersion":"1.0.0","name":"guest-check","log":{"target":"file","path":"$LOG"},$kf
+ "profiles":{"p":{"enable":true,
+   "costModel":{"ctrl":"user","model":"linear","rbps":4096000,"rseqiops":1000,"rrandiops":1000,
+                "wbps":4096000,"wseqiops":1000,"wrandiops":1000},
+   "qos":{"ctrl":"user","rpct":95,"rlat":20000,"wpct":95,"wlat":40000,"min":50,"max":150}}},
+ "devices":[{"match":"/dev/vdb","profile":"p"}]}
+JSON
+	check "validate accepts the config" "$HOOK" validate /etc/ioweight/conf.d
+}
+
+pod_prestart() {
+	local sp
+	mkdir -p $CG$POD/c1
+	sleep 120 & sp=$!
+	echo $sp > $CG$POD/c1/cgroup.procs
+	cat > /tmp/state.json <<JSON
+{"ociVersion":"1.0.2","id":"c1","pid":$sp,"bundle":"/tmp","annotations":{
+ "io.kubernetes.cri.container-name":"app","ioweight.dev/weight":"500",
+ "ioweight.dev/container.app":"300","ioweight.dev/device-weights":"/dev/vdb=800"}}
+JSON
+	"$HOOK" explain --state /tmp/state.json | sed 's/^/# /'
+	check "prestart exits 0" "$HOOK" prestart < /tmp/state.json
+	check "pod io.weight default 500" grep -qx "default 500" $CG$POD/io.weight
+	check "pod io.weight 254:16 800" grep -qx "254:16 800" $CG$POD/io.weight
+	check "container io.weight default 300" grep -qx "default 300" $CG$POD/c1/io.weight
+	check "root cost model line" grep -q "^254:16 ctrl=user model=linear rbps=4096000 " $CG/io.*model
+	check "root qos enabled" grep -q "^254:16 enable=1 ctrl=user rpct=95" $CG/io.*qos
+	: > $LOG
+	check "second prestart exits 0" "$HOOK" prestart < /tmp/state.json
+	check "second prestart writes nothing" bash -c "! grep -q ' wrote ' $LOG"
+	sed 's/"ioweight.dev\/weight":"500"/"ioweight.dev\/weight":"0"/' /tmp/state.json > /tmp/bad.json
+	check "bad annotation exits 1 (failurePolicy fail)" bash -c "! '$HOOK' prestart < /tmp/bad.json"
+	kill $sp
+}
+
+make_bundle() {
+	local r=/tmp/rootfs
+	mkdir -p $r/usr $r/proc $r/dev $r/sys $r/tmp /tmp/bundle
+	for d in bin lib lib64 sbin; do ln -sfn usr/$d $r/$d; done
+	mount --bind /usr $r/usr
+	(cd /tmp/bundle && runc spec)
+	python3 - <<'PY'
+import json
+p = '/tmp/bundle/config.json'
+c = json.load(open(p))
+c['root'] = {'path': '/tmp/rootfs', 'readonly': True}
+c['process'].update(args=['sleep', '30'], terminal=False)
+c['annotations'] = {'ioweight.dev/weight': '700', 'ioweight.dev/device-weights': '/dev/vdb=123'}
+c['linux']['cgroupsPath'] = '/demo/r1'
+c['mounts'] = [m for m in c['mounts'] if m['destination'] != '/sys']
+json.dump(c, open(p, 'w'))
+PY
+}
+
+containerd_install_and_runc() {
+	cp -a /etc/containerd/config.toml /tmp/config.toml.orig
+	check "install --dry-run" "$HOOK" install --runtime containerd --dry-run
+	check "install" "$HOOK" install --runtime containerd
+	check "install again changes nothing" bash -c "'$HOOK' install --runtime containerd | grep -q '^unchanged /etc/containerd/config.toml'"
+	make_bundle
+	check "runc create through the wrapper" /usr/local/sbin/ioweight-runc create --bundle /tmp/bundle r1
+	check "runc container io.weight default 700" grep -qx "default 700" $CG/demo/r1/io.weight
+	check "runc container io.weight 254:16 123" grep -qx "254:16 123" $CG/demo/r1/io.weight
+	check "hook injected once into config.json" test "$(grep -o ioweight-hook /tmp/bundle/config.json | wc -l)" = 2
+	runc delete -f r1
+	check "uninstall" "$HOOK" install --runtime containerd --uninstall
+	check "config.toml restored byte for byte" cmp /etc/containerd/config.toml /tmp/config.toml.orig
+	check "wrapper removed" test ! -e /usr/local/sbin/ioweight-runc
+}
+
+podman_install() {
+	check "podman install" "$HOOK" install --runtime podman
+	check "hooks.d entry present" test -s /etc/containers/oci/hooks.d/ioweight-hook.json
+	check "podman uninstall" "$HOOK" install --runtime podman --uninstall
+	check "hooks.d entry removed" test ! -e /etc/containers/oci/hooks.d/ioweight-hook.json
+}
+
+main() {
+	write_config
+	pod_prestart
+	containerd_install_and_runc
+	podman_install
+	echo "1..$n"
+	echo "# hook guest-check: $((n - failed)) passed, $failed failed"
+	[ $failed -eq 0 ]
+}
+
+main
