@@ -60,7 +60,7 @@ kernel-refresh:
 	@kernel/scripts/refresh.sh
 
 checkpatch: kernel-tree
-	@cd build/linux && ./scripts/checkpatch.pl --strict -q \
+	@cd build/linux && PATH=/usr/bin:$$PATH ./scripts/checkpatch.pl --strict -q \
 		$(addprefix $(TOP)/kernel/patches/,$(shell sed -e 's/#.*//' kernel/series))
 
 clean:
