@@ -8,7 +8,7 @@ RUNDIR/command.txt, RUNDIR/host-state.txt and build/vm/guest-versions.txt;
 writes into the results directory, with P = <date> (full) or <date>-quick:
   P-<device>.json     every raw cell record plus the derived figures
   P.md                tables per device and comparison, summary, overhead
-  P-<device>.png      share error per combination per controller
+  P-<device>.png      share error per combination per controller (signed)
   P-overhead.png      IOPS with each controller on / off, null_blk no delay
   P-COMMAND.txt       the exact command, run dir, duration, machine load
 
@@ -279,16 +279,18 @@ def plot_share(table, device, path, comparisons):
                 a = table.get((device, c, hi, lo))
                 if not a or a.get("share_err") is None:
                     continue
+                # signed: above 0 hi got more than 5/6, below 0 less
                 xs.append(j + (i - (len(ctrls) - 1) / 2) * width)
-                ys.append(a["share_err"] * 100)
-                sp = a["share_err_spread"]
-                lo_err.append(ys[-1] - sp[0] * 100)
-                hi_err.append(sp[1] * 100 - ys[-1])
+                ys.append((a["share"] - TARGET) * 100)
+                sp = a["share_spread"]
+                lo_err.append(ys[-1] - (sp[0] - TARGET) * 100)
+                hi_err.append((sp[1] - TARGET) * 100 - ys[-1])
             ax.bar(xs, ys, width, label=c, yerr=[lo_err, hi_err], capsize=2)
-        ax.axhline(5, color="k", linestyle="--", linewidth=0.8, label="target 5 pts")
+        ax.axhspan(-5, 5, color="tab:green", alpha=0.15, label="target ±5 pts")
+        ax.axhline(0, color="k", linewidth=0.6)
         ax.set_xticks(range(len(pairs)))
         ax.set_xticklabels([f"{SHORT[h]}/{SHORT[l]}" for h, l in pairs])
-        ax.set_ylabel("share error |hi/(hi+lo) − 5/6| (pts)")
+        ax.set_ylabel("share error hi/(hi+lo) − 5/6 (pts)")
         ax.set_title(f"{device}: {title} (median, bars = min–max over repeats)")
         ax.legend(fontsize=8, ncol=3)
     fig.tight_layout()

@@ -387,8 +387,9 @@ def run_cell(cell, d, plan, tmp):
         elif dl.get("rbytes", 0) + dl.get("wbytes", 0):
             res.setdefault("idle_group_bytes", {})[g] = dl
     busy = (c1[0] - c0[0]) / max(1, c1[1] - c0[1])
+    # the overhead device is CPU-bound by design: no flag there
     res.update(window_s=w1 - w0, start_offset_s=w0 - t0, cpu_busy=busy,
-               cpu_flag=busy > plan["cpu_flag"])
+               cpu_flag=cell["kind"] == "cell" and busy > plan["cpu_flag"])
     return res
 
 
