@@ -13,7 +13,8 @@
 #define CTRD_DROPIN_DIR "/etc/containerd/conf.d"
 #define CTRD_DROPIN CTRD_DROPIN_DIR "/ioweight.toml"
 #define CTRD_IMPORT CTRD_DROPIN_DIR "/*.toml"
-#define HOOKSD_DIR "/etc/containers/oci/hooks.d"
+/* the directory podman and CRI-O read by default (hooks_dir) */
+#define HOOKSD_DIR "/usr/share/containers/oci/hooks.d"
 #define HOOKSD_FILE HOOKSD_DIR "/ioweight-hook.json"
 
 /* Annotation patterns containerd's CRI passes from the pod/container to the

@@ -181,11 +181,11 @@ static void test_podman(void **state)
 	yajl_val v = NULL;
 	struct hook_err err = { 0 };
 
-	fk_mkdir(f, "root/etc/containers");
-	roundtrip(f, RT_PODMAN, "/etc/containers/oci/hooks.d/ioweight-hook.json");
+	fk_mkdir(f, "root/usr/share");
+	roundtrip(f, RT_PODMAN, "/usr/share/containers/oci/hooks.d/ioweight-hook.json");
 	opts(f, &o, RT_PODMAN);
 	free(run_install(&o, 0));
-	t = fk_read(f, "root/etc/containers/oci/hooks.d/ioweight-hook.json");
+	t = fk_read(f, "root/usr/share/containers/oci/hooks.d/ioweight-hook.json");
 	assert_int_equal(json_parse(t, strlen(t), "hooks.d", &v, &err), 0);
 	assert_non_null(strstr(t, "\"when\""));
 	assert_non_null(strstr(t, "ioweight\\\\.dev/"));

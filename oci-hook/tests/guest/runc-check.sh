@@ -7,7 +7,7 @@
 #    cost model/QoS from a device profile, idempotence, a bad annotation;
 # 2. `install --runtime containerd` on Debian's stock config, a container
 #    created by real runc through the installed wrapper, uninstall restoring
-#    the config byte for byte; 3. podman hooks.d install/uninstall.
+#    the config byte for byte; 3. podman (crun) running the hook from hooks.d.
 set -uo pipefail
 
 HOOK=${HOOK:-/ioweight/build/hook/ioweight-hook}
@@ -99,18 +99,24 @@ containerd_install_and_runc() {
 	check "wrapper removed" test ! -e /usr/local/sbin/ioweight-runc
 }
 
-podman_install() {
+podman_run() {
+	local f=/usr/share/containers/oci/hooks.d/ioweight-hook.json id
 	check "podman install" "$HOOK" install --runtime podman
-	check "hooks.d entry present" test -s /etc/containers/oci/hooks.d/ioweight-hook.json
+	check "hooks.d entry present" test -s $f
+	timeout 120 podman --log-level=error run -d --name p1 --network none --cgroup-manager cgroupfs \
+		--cgroup-parent /demo2 --annotation ioweight.dev/weight=600 --rootfs /tmp/rootfs sleep 60 > /dev/null
+	id=$(podman inspect -f '{{.Id}}' p1 2>/dev/null)
+	check "podman container io.weight default 600" grep -qx "default 600" $CG/demo2/libpod-$id/io.weight
+	podman rm -f -t 0 p1 > /dev/null 2>&1
 	check "podman uninstall" "$HOOK" install --runtime podman --uninstall
-	check "hooks.d entry removed" test ! -e /etc/containers/oci/hooks.d/ioweight-hook.json
+	check "hooks.d entry removed" test ! -e $f
 }
 
 main() {
 	write_config
 	pod_prestart
 	containerd_install_and_runc
-	podman_install
+	podman_run
 	echo "1..$n"
 	echo "# hook guest-check: $((n - failed)) passed, $failed failed"
 	[ $failed -eq 0 ]
