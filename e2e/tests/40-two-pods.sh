@@ -58,8 +58,10 @@ fi
 # remove the heavy pod: its share goes to the other within 2 s
 min=$(awk -v c="$cap" 'BEGIN { print int(0.85 * c) }')
 "$CGIO" handover --dev "$dev" --from high="$(pod_cg fio-randread-high)" \
-	--to low="$(pod_cg fio-randread-low)" --min-rate "$min" --timeout 20 > /tmp/handover.json &
+	--to low="$(pod_cg fio-randread-low)" --min-rate "$min" --timeout 30 \
+	--ready /tmp/handover.ready > /tmp/handover.json &
 hpid=$!
+poll_until 10 test -e /tmp/handover.ready || e2e_log "handover measurement not armed after 10 s"
 pod_rm fio-randread-high > /dev/null
 wait "$hpid"
 ho=$(cat /tmp/handover.json)
