@@ -155,9 +155,6 @@ static int cmd_hook(int argc, char **argv)
 	int r;
 
 	roots_default(&c.o.roots);
-#ifdef IOWEIGHT_TESTING
-	roots_from_env(&c.o.roots);
-#endif
 	if (parse_hook_opts(argc, argv, &c, false) < 0)
 		return 2;
 	c.o.sandbox = true;

@@ -70,22 +70,6 @@ int roots_set(char *dst, const char *val, const char *what, struct hook_err *err
 	return 0;
 }
 
-#ifdef IOWEIGHT_TESTING
-/* IOWEIGHT_TEST_ROOT=/tmp/t maps every root below it; test builds only. */
-void roots_from_env(struct hook_roots *r)
-{
-	const char *base = getenv("IOWEIGHT_TEST_ROOT");
-
-	if (!base || base[0] != '/')
-		return;
-	snprintf(r->cgroup, sizeof(r->cgroup), "%s/sys/fs/cgroup", base);
-	snprintf(r->sys, sizeof(r->sys), "%s/sys", base);
-	snprintf(r->proc, sizeof(r->proc), "%s/proc", base);
-	snprintf(r->dev, sizeof(r->dev), "%s/dev", base);
-	snprintf(r->config_dir, sizeof(r->config_dir), "%s/etc/ioweight/conf.d", base);
-}
-#endif
-
 int read_fd_bounded(int fd, size_t max, const char *what, char **out, size_t *len,
 		    struct hook_err *err)
 {

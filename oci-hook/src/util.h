@@ -54,10 +54,10 @@ int hook_fail_prefix(struct hook_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
- * Filesystem roots.  Production code uses "/" paths; tests and the
- * `--*-root` flags (explicit, admin-controlled argv) point them at fake trees.
- * Environment variables are honoured only in the test build, because the
- * hook runs as root and its environment is not something we want to trust.
+ * Filesystem roots.  Production code uses "/" paths; the `--*-root` flags
+ * (explicit argv, i.e. the admin's hook definition) and the unit tests point
+ * them at fake trees.  Never the environment: the hook runs as root and its
+ * environment is not something we want to trust.
  */
 struct hook_roots {
 	char cgroup[PATH_MAX];	/* /sys/fs/cgroup */
@@ -69,9 +69,6 @@ struct hook_roots {
 
 void roots_default(struct hook_roots *r);
 int roots_set(char *dst, const char *val, const char *what, struct hook_err *err);
-#ifdef IOWEIGHT_TESTING
-void roots_from_env(struct hook_roots *r);
-#endif
 
 /* cleanup helpers: no goto ladders */
 static inline void cleanup_freep(void *p)

@@ -184,8 +184,8 @@ static void test_env_roots_ignored_in_production(void **state)
 	fk_config(f, "{" CFG_BASE "}");
 	fk_mkdir(f, "emptyproc");
 	/* every root is explicit and inside the fake tree, so nothing real is
-	 * touched; IOWEIGHT_TEST_ROOT would map /proc to <fake>/proc (where pid
-	 * 100 exists) in a test build, but the production build ignores it */
+	 * touched; a root taken from the environment would find pid 100 in
+	 * <fake>/proc: the binary must not look there */
 	asprintf(&cgr, "--cgroup-root=%s", f->roots.cgroup);
 	asprintf(&cfd, "--config-dir=%s", f->roots.config_dir);
 	asprintf(&prr, "--proc-root=%s/emptyproc", f->root);
