@@ -23,7 +23,7 @@ def fio_stats(path):
     with open(path) as f:
         text = f.read()
     # the log may hold a line before the JSON (e.g. a shell message)
-    j = json.loads(text[text.index("{"):])
+    j, _ = json.JSONDecoder().raw_decode(text[text.index("{"):])
     r = j["jobs"][0]["read"]
     pct = r.get("clat_ns", {}).get("percentile", {})
     p99 = next((v for k, v in pct.items() if k.startswith("99.0")), None)
@@ -116,8 +116,10 @@ def plot(res, png):
         ax.set_title(label)
         ax.set_xlabel("seconds")
         ax.grid(alpha=0.3)
-        ax.legend(loc="lower center", fontsize=8)
+        ax.legend(loc="upper center", fontsize=8)
     axes[0].set_ylabel("device throughput (MB/s, from io.stat)")
+    top = max([ln.get_ydata().max() for ax in axes for ln in ax.get_lines() if len(ln.get_ydata())] or [1])
+    axes[0].set_ylim(0, top * 1.35)
     fig.suptitle("Two 4 KiB random readers (QD32) on a 1000-IOPS disk")
     fig.tight_layout()
     fig.savefig(png, dpi=100)

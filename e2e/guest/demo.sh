@@ -13,6 +13,7 @@
 # OUT_DIR/<run>-timeline.csv (io.stat of both pod cgroups every 0.5 s) and
 # OUT_DIR/<run>-qos.txt (what the root QoS file said).
 set -euo pipefail
+source /ioweight/vm/tap.sh # poll_until
 source /ioweight/e2e/guest/lib.sh
 
 out=/ioweight/$1
@@ -38,6 +39,7 @@ run_case() {
 	"$CGIO" watch --dev "$dev" --interval 0.5 --duration $((runtime + 3)) --out "$out/$run-timeline.csv" \
 		high="$(pod_cg demo-fio-high)" low="$(pod_cg demo-fio-low)" &
 	watcher=$!
+	poll_until 20 test -s "$out/$run-timeline.csv" || die "the io.stat sampler did not start"
 	touch "$gate/go"
 	for p in high low; do
 		"$KPOD" wait "demo-fio-$p" --timeout $((runtime + 120)) || die "pod demo-fio-$p did not finish"

@@ -34,7 +34,10 @@ e2e_dev() {
 }
 
 # Configs are written for the ioweight kernel; on the baseline kernel (for
-# developing the plumbing) the same profiles drive io.cost's files.
+# developing the plumbing) the same profiles drive io.cost's files, with
+# explicit latency targets: io.cost's automatic QoS for a non-rotational disk
+# has rpct=0 (no latency target) and vrate up to 10000%, so it never throttles
+# this disk and weights do nothing.
 e2e_use_config() {
 	local src=$E2E/config/$1 dst
 	[[ $1 != */* ]] || src=$1
@@ -43,7 +46,9 @@ e2e_use_config() {
 	mkdir -p "$CONF_DIR"
 	rm -f "$CONF_DIR"/*
 	if [ "$(e2e_kernel)" = iocost ]; then
-		jq '.kernelFiles = {"weight": "io.weight", "costModel": "io.cost.model", "qos": "io.cost.qos"}' \
+		jq '.kernelFiles = {"weight": "io.weight", "costModel": "io.cost.model", "qos": "io.cost.qos"}
+		    | .profiles |= map_values(.qos = {"ctrl": "user", "rpct": 90, "rlat": 100000,
+						      "wpct": 90, "wlat": 100000, "min": 25, "max": 150})' \
 			"$src" > "$dst"
 	else
 		cp "$src" "$dst"
