@@ -66,6 +66,40 @@ static int find_cgroup(const struct hook_opts *o, struct oci_state *st, struct h
 	return hook_fail(err, 0, "OCI state has no pid and config.json no linux.cgroupsPath: cannot find the cgroup");
 }
 
+/*
+ * What the log calls the pod: "namespace/name" from the CRI's annotations
+ * when present (checked: they end up in log lines), else the kubelet pod
+ * cgroup if the path has one, else nothing.
+ */
+static const char *pod_label(const struct oci_state *st, const char *ctr_cg, char *buf,
+			     size_t len)
+{
+	const char *name = state_annotation(st, "io.kubernetes.cri.sandbox-name");
+	const char *ns = state_annotation(st, "io.kubernetes.cri.sandbox-namespace");
+	char parent[PATH_MAX / 2];
+	char *slash;
+
+	if (!name)
+		name = state_annotation(st, "io.kubernetes.pod.name");
+	if (!ns)
+		ns = state_annotation(st, "io.kubernetes.pod.namespace");
+	if (name && valid_label(name, 253) && (!ns || valid_label(ns, 63))) {
+		snprintf(buf, len, "%s/%s", ns ? ns : "-", name);
+		return buf;
+	}
+	snprintf(parent, sizeof(parent), "%s", ctr_cg);
+	slash = strrchr(parent, '/');
+	if (slash && slash != parent) {
+		*slash = '\0';
+		if (cgroup_is_kubelet_pod(strrchr(parent, '/') + 1)) {
+			snprintf(buf, len, "%s", parent);
+			return buf;
+		}
+	}
+	buf[0] = '\0';
+	return NULL;
+}
+
 int hook_run(const struct hook_opts *o, struct oci_state *st, struct hook_result *res,
 	     struct hook_err *err)
 {
@@ -75,6 +109,7 @@ int hook_run(const struct hook_opts *o, struct oci_state *st, struct hook_result
 	size_t n_disks = 0;
 	_cleanup_free_ char *spec_cg = NULL;
 	struct plan_input pin;
+	char pod_label_buf[PATH_MAX / 2] = "";
 	int sb;
 
 	memset(res, 0, sizeof(*res));
@@ -98,17 +133,21 @@ int hook_run(const struct hook_opts *o, struct oci_state *st, struct hook_result
 	if ((!st->has_annotations || (st->pid <= 0 && !o->cgroup)) && st->bundle &&
 	    spec_load(st, &spec_cg, err) < 0)
 		return -1;
-	if (annotations_parse(st->ann, st->n_ann, &av, err) < 0 ||
-	    find_cgroup(o, st, res, spec_cg, err) < 0)
+	/* the cgroup first: every later error, bad annotations included, is
+	 * logged with the container's cgroup and pod */
+	if (find_cgroup(o, st, res, spec_cg, err) < 0)
 		return -1;
-	log_context(st->id, NULL, res->ctr_cg);
+	log_context(st->id, pod_label(st, res->ctr_cg, pod_label_buf, sizeof(pod_label_buf)),
+		    res->ctr_cg);
 	/* the root has no io.weight, and its subtree_control is not ours to vary */
 	if (!strcmp(res->ctr_cg, "/"))
 		return hook_fail(err, 0, "container runs in the root cgroup: nothing to weight");
-	if (cgroup_find_pod(&o->roots, res->ctr_cg, st->id, &av, &res->in_pod, res->pod_cg,
+	if (annotations_parse(st->ann, st->n_ann, &av, err) < 0 ||
+	    cgroup_find_pod(&o->roots, res->ctr_cg, st->id, &av, &res->in_pod, res->pod_cg,
 			    sizeof(res->pod_cg), err) < 0)
 		return -1;
-	log_context(st->id, res->in_pod ? res->pod_cg : NULL, res->ctr_cg);
+	if (res->in_pod && !pod_label_buf[0])
+		log_context(st->id, res->pod_cg, res->ctr_cg);
 	if (request_build(&av, res->cfg, res->in_pod, &res->req, err) < 0 ||
 	    resolve_targets(&o->roots, &res->req.pod, err) < 0 ||
 	    resolve_targets(&o->roots, &res->req.ctr, err) < 0 ||

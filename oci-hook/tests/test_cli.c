@@ -65,7 +65,9 @@ static void hook_argv(struct fake *f, char **argv, char *bufs[4])
 
 static void policy_case(struct fake *f, const char *policy, int want_rc)
 {
-	char *argv[8], *bufs[4], *out, *cfg, *state = fk_state(100, "\"ioweight.dev/weight\":\"0\"");
+	char *argv[8], *bufs[4], *out, *cfg;
+	char *state = fk_state(200, "\"ioweight.dev/weight\":\"0\",\"io.kubernetes.cri.sandbox-name\":\"web-1\","
+				    "\"io.kubernetes.cri.sandbox-namespace\":\"shop\"");
 	uint64_t before;
 	int rc;
 
@@ -76,6 +78,8 @@ static void policy_case(struct fake *f, const char *policy, int want_rc)
 	rc = run_bin(argv, state, &out);
 	assert_int_equal(rc, want_rc);
 	assert_non_null(strstr(out, "annotation ioweight.dev/weight: `0` is not an integer in 1..10000"));
+	/* even a bad annotation is logged against its pod and cgroup */
+	assert_non_null(strstr(out, "container=ctr1 pod=shop/web-1 cgroup=" KPOD "/ctr2: annotation"));
 	if (want_rc)
 		assert_non_null(strstr(out, "\nioweight-hook: annotation"));	/* the line runc shows */
 	else
