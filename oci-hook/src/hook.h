@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hook.h - the prestart/createRuntime pipeline, in its fixed order:
- * read input -> config -> log -> annotations -> cgroup & pod -> request ->
+ * read input -> config -> log -> cgroup -> annotations -> pod -> request ->
  * devices -> plan -> sandbox -> apply -> log decisions.
  * `explain` runs the same pipeline with dry_run set (no log, no sandbox,
  * no writes) and prints the plan.
