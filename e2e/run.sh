@@ -16,7 +16,8 @@
 # the guest once per group of tests - "functional" (install, annotations,
 # failure policy) and "sharing" (two and three competing pods), so sharing
 # starts on a freshly booted disk - and sums the results.
-# Logs: build/e2e/run-<group>/ (console.log, output, hook and containerd logs).
+# Logs: build/e2e/runs/<time>-<pid>/<group>/ (console.log, output, hook and
+# containerd logs, share measurements); build/e2e/run-<group> is the latest.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -72,7 +73,7 @@ build_prereqs() {
 
 pass=0 fail=0 skip=0
 run_group() {
-	local g=$1 dir=build/e2e/run-$1 tests=() t p f s
+	local g=$1 dir=$runs/$1 tests=() t p f s
 	for t in ${groups[$g]}; do
 		if [ ${#only[@]} = 0 ] || [[ " ${only[*]} " == *" $t "* ]] || [[ " ${only[*]} " == *" ${t%.sh} "* ]]; then
 			tests+=("/ioweight/e2e/tests/$t")
@@ -80,8 +81,9 @@ run_group() {
 	done
 	[ ${#tests[@]} -gt 0 ] || return 0
 	stage "boot $kernel kernel: $g tests (${tests[*]##*/})"
-	rm -rf "$dir"
 	mkdir -p "$dir"
+	[ -L "build/e2e/run-$g" ] || rm -rf "build/e2e/run-$g" # a directory from an older layout
+	ln -sfn "${dir#build/e2e/}" "build/e2e/run-$g"
 	vm/run.sh --kernel "$kernel" --timeout 1200 --run-dir "$dir" \
 		--disk size=2G,iops=1000,iops-size=4096 \
 		--attach build/e2e/containerd.img \
@@ -95,8 +97,15 @@ run_group() {
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 }
 
+# one directory per invocation, so that two runs in one work tree (a
+# developer's and make test's) never write into each other's results;
+# build/e2e/run-<group> points at the latest; the last 10 are kept
+runs=build/e2e/runs/$(date +%Y%m%d-%H%M%S)-$$
+
 main() {
 	write_results 0 1 0 # until proven otherwise
+	mkdir -p "$runs"
+	{ ls -1d build/e2e/runs/*/ 2>/dev/null || true; } | head -n -10 | xargs -r rm -rf
 	build_prereqs
 	local g
 	for g in "${group_order[@]}"; do run_group "$g"; done

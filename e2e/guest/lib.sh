@@ -80,10 +80,9 @@ qos_file() {
 
 # pod_io_started NAME: the pod's cgroup has done IO on the test disk
 pod_io_started() {
-	local cg line
+	local cg
 	cg=$(pod_cg "$1") || return 1
-	line=$(grep "^$(e2e_dev) " "/sys/fs/cgroup$cg/io.stat" 2>/dev/null) || return 1
-	[[ $line =~ rios=([0-9]+).*wios=([0-9]+) ]] && [ $((BASH_REMATCH[1] + BASH_REMATCH[2])) -gt 0 ]
+	cg_io_started "$cg"
 }
 
 # wait_pods_io NAME...: bounded wait until every pod does IO
@@ -94,22 +93,35 @@ wait_pods_io() {
 	done
 }
 
+# cg_io_started CGROUP: the cgroup has done IO on the test disk
+cg_io_started() {
+	local line
+	line=$(grep "^$(e2e_dev) " "/sys/fs/cgroup$1/io.stat" 2>/dev/null) || return 1
+	[[ $line =~ rios=([0-9]+).*wios=([0-9]+) ]] && [ $((BASH_REMATCH[1] + BASH_REMATCH[2])) -gt 0 ]
+}
+
 # calibrate: the disk's capacity in IO units/s with the controller disabled:
-# 4 KiB random reads at QD32 from a scratch cgroup, 2 s warm-up, 5 s window.
-# Prints the rate. The hook re-enables the controller at the next pod start.
+# 4 KiB random reads at QD32 from a scratch cgroup; once its IO has started,
+# 1 s warm-up, then a 5 s window. Prints the rate. The hook re-enables the
+# controller at the next pod start.
 calibrate() {
-	local dev cg=/sys/fs/cgroup/e2e-calib pid rate
+	local dev cg=/e2e-calib pid rate
 	dev=$(e2e_dev)
 	echo "$dev enable=0" > "$(qos_file)" 2>/dev/null || true
-	mkdir -p "$cg"
-	bash -c "echo \$\$ > $cg/cgroup.procs; exec fio --name=calib --filename=$E2E_DISK --rw=randread \
-		--bs=4k --direct=1 --ioengine=libaio --iodepth=32 --time_based --runtime=8 \
+	mkdir -p "/sys/fs/cgroup$cg"
+	bash -c "echo \$\$ > /sys/fs/cgroup$cg/cgroup.procs; exec fio --name=calib --filename=$E2E_DISK \
+		--rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth=32 --time_based --runtime=60 \
 		--output=/dev/null" &
 	pid=$!
-	sleep 2 # fio warm-up inside a fixed measurement schedule, not synchronisation
-	rate=$("$CGIO" share --dev "$dev" --window 5 calib=/e2e-calib | jq '.total_rate | floor')
-	wait "$pid" || true
-	rmdir "$cg" 2>/dev/null || true
+	if poll_until 30 cg_io_started "$cg"; then
+		sleep 1 # warm-up inside a fixed measurement schedule, not synchronisation
+		rate=$("$CGIO" share --dev "$dev" --window 5 calib="$cg" | jq '.total_rate | floor')
+	else
+		rate=0
+	fi
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	rmdir "/sys/fs/cgroup$cg" 2>/dev/null || true
 	echo "$rate"
 }
 
