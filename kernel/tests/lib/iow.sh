@@ -219,3 +219,33 @@ share() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.4f\n", a / b; el
 
 # in_range X LO HI: true if LO <= X <= HI (decimals)
 in_range() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x >= lo && x <= hi) }'; }
+
+# ---- null_blk devices through configfs -------------------------------------
+
+NULLB_CFS=/sys/kernel/config/nullb
+
+# nullb_create NAME "key=value ...": create and power on a configfs null_blk
+# device (attributes as in Documentation/block/null_blk.rst, e.g. irqmode,
+# completion_nsec, hw_queue_depth, size in MiB); prints its /dev path
+nullb_create() {
+	local name=$1 kv d idx
+	d=$NULLB_CFS/$name
+	[ -d "$NULLB_CFS" ] || { echo "no $NULLB_CFS (configfs or null_blk missing)" >&2; return 1; }
+	mkdir "$d" || return 1
+	for kv in $2; do
+		echo "${kv#*=}" > "$d/${kv%%=*}" || { echo "nullb $name: cannot set $kv" >&2; return 1; }
+	done
+	echo 1 > "$d/power" || return 1
+	idx=$(cat "$d/index")
+	poll_until 10 test -b "/dev/nullb$idx" || { echo "nullb $name: /dev/nullb$idx did not appear" >&2; return 1; }
+	echo "/dev/nullb$idx"
+}
+
+# nullb_remove NAME: power the device off (del_gendisk, even under IO) and
+# remove it
+nullb_remove() {
+	local d=$NULLB_CFS/$1
+	[ -d "$d" ] || return 0
+	echo 0 > "$d/power" 2>/dev/null || true
+	rmdir "$d"
+}

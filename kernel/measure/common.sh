@@ -1,0 +1,62 @@
+# shellcheck shell=bash
+# Shared by kernel/measure/part*.sh: run on the host, they boot the guest
+# (vm/run.sh) with the standard devices and run themselves inside it; in the
+# guest they measure and print one human line and one JSON line per figure.
+# The JSON lines are also collected in build/measure/<script>-<time>.jsonl.
+
+# measure_main SCRIPT ARGS...: host side: parse --kernel/--secs, boot, re-run
+# SCRIPT in the guest; guest side: return and let the script measure
+measure_main() {
+	local script=$1; shift
+	MEASURE_SECS=${MEASURE_SECS:-10}
+	MEASURE_KERNEL=ioweight
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kernel) MEASURE_KERNEL=$2; shift 2 ;;
+		--secs) MEASURE_SECS=$2; shift 2 ;;
+		--guest) IN_GUEST=1; shift ;;
+		-h | --help)
+			sed -n '2,/^$/p' "$script" | sed 's/^# \{0,1\}//'
+			exit 0 ;;
+		*) echo "$(basename "$script"): unknown argument $1" >&2; exit 2 ;;
+		esac
+	done
+	if [ -z "${IN_GUEST:-}" ]; then
+		local top name out
+		top=$(cd "$(dirname "$script")/../.." && pwd)
+		name=$(basename "$script" .sh)
+		mkdir -p "$top/build/measure"
+		out=build/measure/$name-$MEASURE_KERNEL-$(date +%Y%m%d-%H%M%S).jsonl
+		cd "$top"
+		vm/run.sh --kernel "$MEASURE_KERNEL" --timeout 1800 \
+			--disk size=1G,iops=1000,iops-size=4096 \
+			--nullb "nr_devices=1 irqmode=2 completion_nsec=1000000 hw_queue_depth=2" \
+			-- env MEASURE_SECS="$MEASURE_SECS" MEASURE_JSONL="/ioweight/$out" \
+			"/ioweight/kernel/measure/$name.sh" --guest
+		local rc=$?
+		echo "JSON lines: $out"
+		exit "$rc"
+	fi
+	# shellcheck source=/dev/null
+	source /ioweight/vm/tap.sh
+	# shellcheck source=/dev/null
+	source /ioweight/kernel/tests/lib/iow.sh
+	# shellcheck source=/dev/null
+	source /ioweight/kernel/tests/lib/scenarios.sh
+	MEASURE_JSONL=${MEASURE_JSONL:-/tmp/measure.jsonl}
+	: > "$MEASURE_JSONL"
+	echo "# kernel $(uname -r), controller $(iow_kind), ${MEASURE_SECS}s per measurement, model factor $IOW_MODEL_FACTOR"
+}
+
+# emit HUMAN_TEXT JSON: print both; JSON also to the collection file
+emit() {
+	echo "$1"
+	echo "$2"
+	echo "$2" >> "$MEASURE_JSONL"
+}
+
+# verdict X LO HI -> true|false
+verdict() { if in_range "$1" "$2" "$3"; then echo true; else echo false; fi; }
+
+# calc EXPR (awk arithmetic) -> number with 4 decimals
+calc() { awk "BEGIN { printf \"%.4f\n\", $1 }"; }
