@@ -6,10 +6,11 @@ set -uo pipefail
 source /ioweight/vm/tap.sh
 source /ioweight/e2e/guest/lib.sh
 
-tap_plan 8
+tap_plan 9
 e2e_use_config 10-e2e-fail.json
 dev=$(e2e_dev)
 trap pods_rm_all EXIT
+declare -A layout # pod -> its cgroup
 
 # pod_weight_test MANIFEST DESCRIPTION EXPECTED_POD_IO_WEIGHT [CONTAINER EXPECTED]
 pod_weight_test() {
@@ -20,6 +21,7 @@ pod_weight_test() {
 		return
 	fi
 	cg=$(pod_cg "$name")
+	layout[$name]=$cg
 	tap_eq "$desc: $cg/io.weight" "$want" "$(cg_file "$cg" io.weight)"
 	if [ -n "$ctr" ]; then
 		cg=$(pod_cg "$name" "$ctr")
@@ -34,6 +36,16 @@ pod_weight_test weight-device "ioweight.dev/weight=200 + device-weights /dev/vdb
 	"default 200"$'\n'"$dev 800"
 pod_weight_test weight-blockio "blockio pod class silver (250), container class best-effort (25)" \
 	"default 250" app "default 25"
+
+# kubelet's cgroupfs layout per QoS class
+if [[ ${layout[weight-default]:-} == /kubepods/besteffort/pod* &&
+      ${layout[weight-class]:-} == /kubepods/burstable/pod* &&
+      ${layout[weight-device]:-} == /kubepods/pod* ]]; then
+	tap_ok "pod cgroups follow kubelet's layout: besteffort, burstable, guaranteed"
+else
+	tap_fail "pod cgroups follow kubelet's layout: besteffort, burstable, guaranteed" \
+		"$(for k in "${!layout[@]}"; do echo "$k: ${layout[$k]}"; done)"
+fi
 
 # the device profile of the config reached the root, written by the hook
 case $(e2e_kernel) in
