@@ -3,7 +3,7 @@
 # summary line "N passed, N failed" (the last line of output).
 #
 # Stages: host unit tests of the hook (and its fuzzers when FUZZ_SECONDS is
-# set), guest kernel tests on the ioweight kernel (KUnit results + TAP tests
+# set), the hook under real runc/containerd/podman in the guest, guest kernel tests on the ioweight kernel (KUnit results + TAP tests
 # in kernel/tests), the debug-kernel stress test when kernel/tests/stress
 # exists, and the e2e suite when e2e/run.sh exists. A stage that breaks
 # without reporting results counts as one failure, never as a pass.
@@ -61,6 +61,16 @@ if has fuzz && [ -n "${FUZZ_SECONDS:-}" ] && [ -f oci-hook/Makefile ]; then
 		echo "0 1 0" > build/test/fuzz.results
 	fi
 	collect "hook fuzzing" build/test/fuzz.results
+fi
+
+if has hook && [ -x oci-hook/tests/guest/runc-check.sh ]; then
+	step "guest: the hook under real runc, containerd installer and podman ($kvariant kernel)"
+	rundir=build/test/run-hook
+	rm -rf "$rundir"
+	vm/run.sh --kernel "$kvariant" --timeout 600 --run-dir "$rundir" --disk size=1G \
+		-- /ioweight/vm/tap-runner.sh -r "/ioweight/$rundir/results" \
+		/ioweight/oci-hook/tests/guest/runc-check.sh || true
+	collect "hook in the guest" "$rundir/results"
 fi
 
 if has kernel; then
