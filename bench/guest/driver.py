@@ -13,8 +13,8 @@ Controllers C: none, iocost, iocost-tuned, bfq, ioweight, ioweight-tuned.
 Workloads W: randread, randwrite (direct, libaio, depth 64, 4 KiB, raw
 device region), seqread (buffered, 128 KiB reads, raw device region, the
 group's memory.max caps its page cache), seqwrite (buffered, 128 KiB writes
-to an ext4 file if the device has a filesystem, else to the raw region;
-vm.dirty_bytes bounds what the page cache absorbs).
+to the group's own file on ext4; vm.dirty_bytes bounds what the page cache
+absorbs).
 
 Per cell: drop caches, start one fio per group in its cgroup, wait the ramp,
 snapshot io.stat and /proc/stat, wait the window, snapshot again, collect
@@ -107,6 +107,15 @@ def io_stat(cg, devno):
                     pass
             return out
     return {}
+
+
+def writeback_bytes(cg):
+    """Bytes of cg's pages under writeback: submitted, not yet completed."""
+    for line in rd(cg + "/memory.stat", "").splitlines():
+        k, _, v = line.partition(" ")
+        if k == "file_writeback":
+            return int(v)
+    return 0
 
 
 def delta(a, b):
@@ -281,8 +290,9 @@ def fio_args(w, group, d, plan, out):
               "--direct=0", "--ioengine=psync", "--bs=128k", "--rw=write",
               "--fallocate=none"]
     elif w == "seqwrite":
-        # the block device's own inodes do cgroup writeback too (SB_I_CGROUPWB)
-        a += raw + ["--direct=0", "--ioengine=psync", "--bs=128k", "--rw=write"]
+        # not on the raw device: both groups would dirty the block device's
+        # one inode, and writeback is attributed per inode
+        raise ValueError(f"device {d.name}: seqwrite needs fs_size")
     else:
         raise ValueError(f"unknown workload {w}")
     return a, secs
@@ -359,9 +369,11 @@ def run_cell(cell, d, plan, tmp):
     # after its start, runtime + 2 s long) then covers the io.stat window
     time.sleep(plan["ramp"] + 1)
     s0 = {g: io_stat(f"{BENCH_CG}/{g}", d.devno) for g in GROUPS}
+    b0 = {g: writeback_bytes(f"{BENCH_CG}/{g}") for g in GROUPS}
     c0, w0 = cpu_times(), time.time()
     time.sleep(plan["runtime"])
     s1 = {g: io_stat(f"{BENCH_CG}/{g}", d.devno) for g in GROUPS}
+    b1 = {g: writeback_bytes(f"{BENCH_CG}/{g}") for g in GROUPS}
     c1, w1 = cpu_times(), time.time()
     res = {"groups": {}, "errors": []}
     for g, p in procs.items():
@@ -382,8 +394,15 @@ def run_cell(cell, d, plan, tmp):
     for g in GROUPS:
         dl = delta(s0[g], s1[g])
         if g in res["groups"]:
+            # io.stat counts a bio when it is submitted, before any
+            # controller holds it back; writeback can have megabytes
+            # submitted and not done. Completed bytes = submitted minus the
+            # growth of the group's pages under writeback over the window.
+            sub = dl.get("rbytes", 0) + dl.get("wbytes", 0)
             res["groups"][g]["iostat"] = dl
-            res["groups"][g]["dev_bytes"] = dl.get("rbytes", 0) + dl.get("wbytes", 0)
+            res["groups"][g]["submitted_bytes"] = sub
+            res["groups"][g]["writeback_bytes"] = [b0[g], b1[g]]
+            res["groups"][g]["dev_bytes"] = sub - (b1[g] - b0[g])
         elif dl.get("rbytes", 0) + dl.get("wbytes", 0):
             res.setdefault("idle_group_bytes", {})[g] = dl
     busy = (c1[0] - c0[0]) / max(1, c1[1] - c0[1])
@@ -408,7 +427,11 @@ def main():
         obj.setdefault("t", time.time())
         out.write(json.dumps(obj, sort_keys=True) + "\n")
 
+    clock = rd("/sys/devices/system/clocksource/clocksource0/current_clocksource", "?")
+    if clock != "tsc":
+        log(f"WARNING: guest clocksource is {clock}, not tsc: timings are suspect")
     emit({"kind": "boot", "kernel": plan["kernel"], "uname": os.uname().release,
+          "clocksource": clock,
           "cmdline": rd("/proc/cmdline"), "nproc": os.cpu_count(),
           "meminfo_kb": int(rd("/proc/meminfo").split()[1]),
           "fio": run(["fio", "--version"], 60).stdout.strip(),
