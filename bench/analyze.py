@@ -12,8 +12,9 @@ writes into the results directory, with P = <date> (full) or <date>-quick:
   P-overhead.png      IOPS with each controller on / off, null_blk no delay
   P-COMMAND.txt       the exact command, run dir, duration, machine load
 
-Definitions (all from device bytes per cgroup, the io.stat delta over the
-measurement window; fio's rates are reported alongside):
+Definitions (all from device bytes per cgroup: the io.stat delta over the
+measurement window minus the growth of the group's pages under writeback, i.e.
+completed bytes; fio's rates are reported alongside):
   norm(g)      group g's rate / rate of g's workload running alone with no
                controller on the same boot (median over repeats)
   share        norm(hi) / (norm(hi) + norm(lo)); target 5/6 (weights 500:100)
@@ -413,8 +414,10 @@ def main():
           f"{int(float(prov['elapsed_seconds'] or 0)) // 60} min).",
           f"Machine: {'LOADED: ' + '; '.join(why) if loaded else 'quiet (no kernel build, no other VM, load average < 2.5)'}.",
           f"Guest: {', '.join(sorted({b['uname'] for b in boots}))}, {boots[0]['nproc'] if boots else '?'} vCPU (TCG), "
+          f"clocksource {', '.join(sorted({b.get('clocksource', '?') for b in boots}))}, "
           f"{boots[0]['fio'] if boots else '?'}; repeats per cell: {plan.get('repeat')}.", "",
-          "Shares are from device bytes per cgroup (io.stat deltas over the window), "
+          "Shares are from device bytes per cgroup (io.stat deltas over the window, net of "
+          "writeback still in flight), "
           "normalised to each workload's solo rate with no controller on the same boot. "
           "‡ = no control already within 5 points (does not discriminate); "
           "† = buffered hi: fio's p99 is syscall latency; ⚠n = n repeats with guest CPU above 70%. "
