@@ -27,7 +27,7 @@ declare -A SOLO_R SOLO_W
 cleanup() {
 	fio_stop solo job0 job1 job2 wa wb 2> /dev/null || true
 	cg_kill_rm m1
-	nullb_remove fast 2> /dev/null || true
+	nullb_remove nullbfast 2> /dev/null || true
 }
 trap cleanup EXIT
 
@@ -152,11 +152,11 @@ for dev in /dev/vdb /dev/nullb0; do
 	onoff "$dev" auto
 done
 # CPU overhead: a null_blk with no completion delay, CPU-bound in the guest
-if fast=$(nullb_create fast "irqmode=0 completion_nsec=0 hw_queue_depth=64 size=1024 memory_backed=0"); then
+if fast=$(nullb_create nullbfast "irqmode=0 completion_nsec=0 hw_queue_depth=64 size=1024 memory_backed=0"); then
 	n=$(basename "$fast")
 	SOLO_R[$n]=$(solo_iops "$fast" randread 3)
 	SOLO_W[$n]=${SOLO_R[$n]}
 	onoff "$fast" user
 	onoff "$fast" auto
-	nullb_remove fast
+	nullb_remove nullbfast
 fi

@@ -226,9 +226,10 @@ NULLB_CFS=/sys/kernel/config/nullb
 
 # nullb_create NAME "key=value ...": create and power on a configfs null_blk
 # device (attributes as in Documentation/block/null_blk.rst, e.g. irqmode,
-# completion_nsec, hw_queue_depth, size in MiB); prints its /dev path
+# completion_nsec, hw_queue_depth, size in MiB); prints its /dev path, which
+# is /dev/NAME (6.1 names configfs devices after their directory)
 nullb_create() {
-	local name=$1 kv d idx
+	local name=$1 kv d
 	d=$NULLB_CFS/$name
 	[ -d "$NULLB_CFS" ] || { echo "no $NULLB_CFS (configfs or null_blk missing)" >&2; return 1; }
 	mkdir "$d" || return 1
@@ -236,9 +237,8 @@ nullb_create() {
 		echo "${kv#*=}" > "$d/${kv%%=*}" || { echo "nullb $name: cannot set $kv" >&2; return 1; }
 	done
 	echo 1 > "$d/power" || return 1
-	idx=$(cat "$d/index")
-	poll_until 10 test -b "/dev/nullb$idx" || { echo "nullb $name: /dev/nullb$idx did not appear" >&2; return 1; }
-	echo "/dev/nullb$idx"
+	poll_until 10 test -b "/dev/$name" || { echo "nullb $name: /dev/$name did not appear" >&2; return 1; }
+	echo "/dev/$name"
 }
 
 # nullb_remove NAME: power the device off (del_gendisk, even under IO) and
