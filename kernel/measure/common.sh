@@ -32,6 +32,7 @@ measure_main() {
 			--disk size=1G,iops=1000,iops-size=4096 \
 			--nullb "nr_devices=1 irqmode=2 completion_nsec=1000000 hw_queue_depth=2" \
 			-- env MEASURE_SECS="$MEASURE_SECS" MEASURE_JSONL="/ioweight/$out" \
+			IOW_MODEL_FACTOR="${IOW_MODEL_FACTOR:-0.90}" \
 			"/ioweight/kernel/measure/$name.sh" --guest
 		local rc=$?
 		echo "JSON lines: $out"
