@@ -76,10 +76,23 @@ def rate(g, window):
     return g.get("dev_bytes", 0) / window if window else None
 
 
+def stale_iostat(r):
+    """A group whose fio moved more than 1 MiB while its io.stat line did not
+    move at all: the window's figures cannot be trusted (seen once on the
+    ioweight kernel: both groups' io.stat frozen for a whole cell)."""
+    bad = []
+    for gname, g in r.get("groups", {}).items():
+        moved = fio_dir(g).get("io_bytes") or 0
+        if moved > (1 << 20) and not g.get("submitted_bytes", g.get("dev_bytes")):
+            bad.append(f"{gname}: io.stat did not move while fio did {moved >> 20} MiB")
+    return bad
+
+
 def derive(recs):
     """Figures per (device, ctrl, hi, lo): list of per-repeat dicts + medians."""
     cells = [r for r in recs if r.get("kind") == "cell"]
-    good = [r for r in cells if not r.get("errors") and r.get("groups")]
+    good = [r for r in cells if not r.get("errors") and r.get("groups")
+            and not stale_iostat(r)]
     # solo reference: ctrl none, lo None, per (device, kernel, workload)
     ref = collections.defaultdict(lambda: {"rate": [], "fio": [], "p99": []})
     for r in good:
@@ -95,7 +108,8 @@ def derive(recs):
     out = collections.defaultdict(list)
     for r in cells:
         key = (r["device"], r["ctrl"], r["hi"], r.get("lo"))
-        row = {"rep": r["rep"], "kernel": r["kernel"], "errors": r.get("errors", [])}
+        row = {"rep": r["rep"], "kernel": r["kernel"], "errors": list(r.get("errors", []))}
+        row["errors"] += stale_iostat(r)
         if row["errors"] or not r.get("groups"):
             out[key].append(row)
             continue
@@ -200,11 +214,13 @@ def summary(table, device, ctrls, ovh):
                  if d == device and cc == c and lo is None and a.get("wc") is not None]
         if not pairs and not solos:
             continue
+        failed = sum(1 for (d, cc, hi, lo), a in table.items()
+                     if d == device and cc == c and a["ok_reps"] == 0)
         errs = [a["share_err"] for a in pairs]
         wcs = [a["wc"] for a in pairs if a.get("wc") is not None]
         p99 = [a["p99_ratio"] for a in pairs if a.get("p99_ratio") is not None]
         rows.append({
-            "ctrl": c, "pairs": len(pairs),
+            "ctrl": c, "pairs": len(pairs), "failed_cells": failed,
             "share_err_mean": statistics.mean(errs) if errs else None,
             "share_err_worst": max(errs) if errs else None,
             "pairs_within_5pt": sum(1 for e in errs if e <= 0.05),
@@ -225,8 +241,10 @@ def md_summary(rows):
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows:
         pts = [None if r[k] is None else r[k] * 100 for k in ("share_err_mean", "share_err_worst")]
+        failed = f" (+{r['failed_cells']} failed)" if r["failed_cells"] else ""
         out.append(
-            f"| {r['ctrl']} | {r['pairs']} | {fmt(pts[0], '{:.1f}')} / {fmt(pts[1], '{:.1f}')} "
+            f"| {r['ctrl']} | {r['pairs']}{failed} "
+            f"| {fmt(pts[0], '{:.1f}')} / {fmt(pts[1], '{:.1f}')} "
             f"| {r['pairs_within_5pt']}/{r['pairs']} | {fmt(r['wc_mean'])} "
             f"| {fmt(r['solo_norm_mean'])} | {fmt(r['p99_ratio_worst'], '{:.1f}')} "
             f"| {fmt(r['overhead_ratio'], '{:.3f}')} | {r['cpu_flagged_cells']} |")
