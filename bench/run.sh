@@ -11,6 +11,8 @@
 #   --repeat N     repeats per cell (default 3 full, 1 quick)
 #   --out-dir DIR  run directory (default build/bench/<time>-<mode>)
 #   --no-analyze   only measure; run bench/analyze.py DIR later
+# Results go to bench/results/ for a plain --full or --quick, to DIR/results/
+# when --devices, --controllers or --repeat narrowed or changed the run.
 #
 # Boots each kernel variant once (baseline: none, io.cost, BFQ; ioweight: ours)
 # with the same devices; the guest driver (bench/guest/driver.py) runs all of
@@ -100,20 +102,6 @@ make_plan() {
 	fi
 }
 
-# Without help the guest kernel cannot calibrate its TSC under TCG ("Unable
-# to calibrate against PIT", no HPET without ACPI) and falls back to the
-# jiffies clocksource: 4 ms timer resolution, and a clock that loses ticks
-# when the host is busy, which skews every rate measured in the guest. TCG's
-# TSC is the host's, so hand the guest the host's TSC frequency.
-tsc_append() {
-	local mhz
-	mhz=${BENCH_TSC_MHZ:-$( { dmesg 2>/dev/null || true; } | sed -n 's/.*tsc: Detected \([0-9.]*\) MHz.*/\1/p' | head -1)}
-	[ -n "$mhz" ] || mhz=$(awk -F': ' '/^cpu MHz/ {print $2; exit}' /proc/cpuinfo)
-	grep -qw constant_tsc /proc/cpuinfo || say "WARNING: host TSC not constant: guest clock may drift"
-	[ -n "$mhz" ] || die "cannot tell the host's TSC frequency (set BENCH_TSC_MHZ)"
-	echo "tsc_early_khz=$(awk -v m="$mhz" 'BEGIN {printf "%d", m * 1000}') tsc=reliable"
-}
-
 run_boots() {
 	local start elapsed kernel cells est disks rc
 	start=$(date +%s)
@@ -129,8 +117,10 @@ run_boots() {
 		say "boot $kernel: $cells cells, ~$((est / 60)) min"
 		# shellcheck disable=SC2086 # disks is a list of --disk SPEC words
 		set +e
+		# vm/run.sh hands the guest the host's TSC frequency: without it the
+		# guest runs on the jiffies clock, which loses ticks under load
+		# (the driver records the clocksource and warns if it is not tsc)
 		vm/run.sh --kernel "$kernel" $disks --mem 3072 --timeout $((est * 3 + 600)) \
-			--append "$(tsc_append)" \
 			--run-dir "$outdir/vm-$kernel" \
 			-- python3 /ioweight/bench/guest/driver.py \
 			"/ioweight/$outdir/plan-$kernel.json" "/ioweight/$outdir/$kernel.jsonl"
@@ -155,7 +145,11 @@ main() {
 	kill "$sampler" 2>/dev/null || true
 	host_state end
 	if [ -n "$analyze" ]; then
-		/usr/bin/python3 bench/analyze.py "$outdir" # Debian python3-matplotlib
+		# only the standard runs go to bench/results; a subset must not
+		# overwrite them
+		local res=bench/results
+		[ -z "$devices$ctrls$repeat" ] || res=$outdir/results
+		/usr/bin/python3 bench/analyze.py --results-dir "$res" "$outdir" # Debian python3-matplotlib
 	fi
 }
 
