@@ -26,7 +26,7 @@ measure_main() {
 		top=$(cd "$(dirname "$script")/../.." && pwd)
 		name=$(basename "$script" .sh)
 		mkdir -p "$top/build/measure"
-		out=build/measure/$name-$MEASURE_KERNEL-$(date +%Y%m%d-%H%M%S).jsonl
+		out=build/measure/$name-$(basename "$MEASURE_KERNEL")-$(date +%Y%m%d-%H%M%S).jsonl
 		cd "$top"
 		vm/run.sh --kernel "$MEASURE_KERNEL" --timeout 1800 \
 			--disk size=1G,iops=1000,iops-size=4096 \
