@@ -78,13 +78,28 @@ def rate(g, window):
 
 def stale_iostat(r):
     """A group whose fio moved more than 1 MiB while its io.stat line did not
-    move at all: the window's figures cannot be trusted (seen once on the
-    ioweight kernel: both groups' io.stat frozen for a whole cell)."""
+    move at all over the window. If the driver recorded the whole device's
+    completed bytes (disk_bytes) and they exceed what the other groups'
+    io.stat accounts for by more than 1 MiB, the counter froze (seen on both
+    kernels); if the device was idle too, the group really was stalled and
+    the cell stands. Without disk_bytes (older runs) the two cannot be told
+    apart and the cell is left out."""
     bad = []
-    for gname, g in r.get("groups", {}).items():
+    groups = r.get("groups", {})
+    disk = r.get("disk_bytes")
+    for gname, g in groups.items():
         moved = fio_dir(g).get("io_bytes") or 0
-        if moved > (1 << 20) and not g.get("submitted_bytes", g.get("dev_bytes")):
-            bad.append(f"{gname}: io.stat did not move while fio did {moved >> 20} MiB")
+        if moved <= (1 << 20) or g.get("submitted_bytes", g.get("dev_bytes")):
+            continue
+        if disk is not None:
+            others = sum(o.get("dev_bytes", 0) for n, o in groups.items() if n != gname)
+            if disk["read"] + disk["write"] - others <= (1 << 20):
+                continue  # a real stall: the device did nothing for it
+            bad.append(f"{gname}: io.stat froze (device moved "
+                       f"{(disk['read'] + disk['write']) >> 20} MiB, fio {moved >> 20} MiB)")
+        else:
+            bad.append(f"{gname}: io.stat did not move while fio did {moved >> 20} MiB "
+                       "(frozen counter or stall: this run cannot tell)")
     return bad
 
 

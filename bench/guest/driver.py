@@ -118,6 +118,12 @@ def writeback_bytes(cg):
     return 0
 
 
+def disk_stat(d):
+    """Completed bytes read and written by the whole device (/sys/block/X/stat)."""
+    f = [int(x) for x in rd(d.sys + "/stat").split()]
+    return {"read": f[2] * 512, "write": f[6] * 512}
+
+
 def delta(a, b):
     return {k: b[k] - a.get(k, 0) for k in b if isinstance(b[k], (int, float))}
 
@@ -370,10 +376,12 @@ def run_cell(cell, d, plan, tmp):
     time.sleep(plan["ramp"] + 1)
     s0 = {g: io_stat(f"{BENCH_CG}/{g}", d.devno) for g in GROUPS}
     b0 = {g: writeback_bytes(f"{BENCH_CG}/{g}") for g in GROUPS}
+    k0 = disk_stat(d)
     c0, w0 = cpu_times(), time.time()
     time.sleep(plan["runtime"])
     s1 = {g: io_stat(f"{BENCH_CG}/{g}", d.devno) for g in GROUPS}
     b1 = {g: writeback_bytes(f"{BENCH_CG}/{g}") for g in GROUPS}
+    k1 = disk_stat(d)
     c1, w1 = cpu_times(), time.time()
     res = {"groups": {}, "errors": []}
     for g, p in procs.items():
@@ -405,6 +413,9 @@ def run_cell(cell, d, plan, tmp):
             res["groups"][g]["dev_bytes"] = sub - (b1[g] - b0[g])
         elif dl.get("rbytes", 0) + dl.get("wbytes", 0):
             res.setdefault("idle_group_bytes", {})[g] = dl
+    # the whole device's completed bytes over the window: tells a group that
+    # was really stalled from an io.stat line that did not move
+    res["disk_bytes"] = {k: k1[k] - k0[k] for k in k0}
     busy = (c1[0] - c0[0]) / max(1, c1[1] - c0[1])
     # the overhead device is CPU-bound by design: no flag there
     res.update(window_s=w1 - w0, start_offset_s=w0 - t0, cpu_busy=busy,
