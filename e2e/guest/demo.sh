@@ -39,7 +39,7 @@ run_case() {
 	"$CGIO" watch --dev "$dev" --interval 0.5 --duration $((runtime + 3)) --out "$out/$run-timeline.csv" \
 		high="$(pod_cg demo-fio-high)" low="$(pod_cg demo-fio-low)" &
 	watcher=$!
-	poll_until 20 test -s "$out/$run-timeline.csv" || die "the io.stat sampler did not start"
+	poll_until 90 test -s "$out/$run-timeline.csv" || die "the io.stat sampler did not start within 90 s"
 	touch "$gate/go"
 	for p in high low; do
 		"$KPOD" wait "demo-fio-$p" --timeout $((runtime + 120)) || die "pod demo-fio-$p did not finish"
