@@ -328,7 +328,7 @@ def plot_share(table, device, path, comparisons):
         ax.set_title(f"{device}: {title} (median, bars = min–max over repeats)")
         ax.legend(fontsize=8, ncol=3)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    fig.savefig(path, dpi=90, metadata={"Software": None})
     plt.close(fig)
     return True
 
@@ -353,7 +353,7 @@ def plot_overhead(ovh, path):
     ax.set_title("CPU overhead: null_blk, no delay, 4k randread QD64")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    fig.savefig(path, dpi=90, metadata={"Software": None})
     plt.close(fig)
     return True
 
