@@ -44,9 +44,9 @@ pair() {
 		awk -v s="$SECS" '$1 == "m2/hi" { h = $3 } { t += $2 } END { printf "%s %.1f\n", h, t / s }'
 }
 
-# fio_json NAME rw|read KEY: iops or p99 (us) from a finished fio job
+# fio_json NAME: "IOPS P99_US" of the reads of a finished fio job
 fio_json() {
-	python3 - "$IOW_TMP/$1.json" "$2" <<'EOF'
+	python3 - "$IOW_TMP/$1.json" <<'EOF'
 import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]["read"]
 pct = j["clat_ns"].get("percentile", {})
