@@ -113,7 +113,7 @@ main() {
 		"$LOADER" attach --model "$dev" "$BPF/linear.bpf.o"
 	tap_check "io.weight.cost_model shows model=bpf" grep -q "model=bpf" <<< "$(model_line)"
 	expect_errno "a second attach: EEXIST" EEXIST \
-		"$LOADER" attach --model "$dev" "$BPF/linear.bpf.o"
+		"$LOADER" attach "$dev" "$BPF/linear.bpf.o"
 
 	linear=$(split "linear.bpf 500:100")
 	if [ -n "$builtin" ] && [ -n "$linear" ] &&

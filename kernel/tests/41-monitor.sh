@@ -94,6 +94,7 @@ setup() {
 
 cleanup() {
 	fio_stop job0 job1 2> /dev/null
+	nullb_remove t41 2> /dev/null
 	cg_kill_rm t41
 	[ -z "$dev" ] || prep_device "$dev" 2> /dev/null || true
 }
@@ -101,16 +102,17 @@ trap cleanup EXIT
 
 mon() { timeout "$DRGN_TIMEOUT" drgn -k -s "$vmlinux" "$monitor" "$@"; }
 
+# a fresh null_blk device: the controller was never set up on it
 absent() {
-	local out rc=0 other=""
-	[ ! -b /dev/nullb0 ] || other=nullb0
-	if [ -z "$other" ]; then
-		tap_skip "monitor on a device without the controller" "no second device"
+	local out rc=0 nb name
+	if ! nb=$(nullb_create t41 "size=64" 2> /dev/null); then
+		tap_skip "monitor on a device without the controller" "cannot create a null_blk device"
 		return
 	fi
-	prep_device /dev/nullb0 2> /dev/null || true
-	out=$(mon "$other" --count 1 2>&1) || rc=$?
-	if [ "$rc" = 1 ] && grep -q "not set up on $other" <<< "$out"; then
+	name=$(basename "$nb")
+	out=$(mon "$name" --count 1 2>&1) || rc=$?
+	nullb_remove t41
+	if [ "$rc" = 1 ] && grep -q "not set up on $name" <<< "$out"; then
 		tap_ok "monitor on a device without the controller fails clearly"
 	else
 		tap_fail "monitor on a device without the controller fails clearly" "rc=$rc: $out"
