@@ -36,7 +36,9 @@ run_case() {
 	grep "^$dev " "$(qos_file)" > "$out/$run-qos.txt" 2>/dev/null || echo "$dev (no controller)" > "$out/$run-qos.txt"
 	say "  root $(basename "$(qos_file)"): $(cat "$out/$run-qos.txt")"
 	say "  both pods started; opening the gate, fio runs ${runtime}s + 2s ramp"
-	"$CGIO" watch --dev "$dev" --interval 0.5 --duration $((runtime + 3)) --out "$out/$run-timeline.csv" \
+	# samples until both pods are done (fio may take seconds to start on a
+	# loaded host), bounded by the same limit as the wait below
+	"$CGIO" watch --dev "$dev" --interval 0.5 --duration $((runtime + 120)) --out "$out/$run-timeline.csv" \
 		high="$(pod_cg demo-fio-high)" low="$(pod_cg demo-fio-low)" &
 	watcher=$!
 	poll_until 90 test -s "$out/$run-timeline.csv" || die "the io.stat sampler did not start within 90 s"
@@ -44,7 +46,9 @@ run_case() {
 	for p in high low; do
 		"$KPOD" wait "demo-fio-$p" --timeout $((runtime + 120)) || die "pod demo-fio-$p did not finish"
 	done
-	wait "$watcher" || true
+	sleep 1 # one more sample after the last IO
+	kill "$watcher" 2>/dev/null || true
+	wait "$watcher" 2>/dev/null || true
 	for p in high low; do
 		"$KPOD" logs "demo-fio-$p" fio > "$out/$run-$p.json"
 		jq -e '.jobs[0].read.iops' "$out/$run-$p.json" > /dev/null \
