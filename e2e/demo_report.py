@@ -104,17 +104,20 @@ def plot(res, png):
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
     colors = {"high": "tab:blue", "low": "tab:orange"}
     for ax, (run, label) in zip(axes, RUNS):
+        # time 0 = the first IO of either pod; idle samples around the run dropped
+        moves = [b[0] for pts in res[run]["timeline"].values() for a, b in zip(pts, pts[1:]) if b[1] > a[1]]
+        first, last = (min(moves), max(moves)) if moves else (0, float("inf"))
         for pod, w in PODS:
             pts = res[run]["timeline"].get(pod, [])
             xs, ys = [], []
             for (t0, w0), (t1, w1) in zip(pts, pts[1:]):
-                if t1 > t0:
-                    xs.append(t1)
+                if t1 > t0 and first - 1 <= t1 <= last + 1:
+                    xs.append(t1 - first)
                     ys.append((w1 - w0) * UNIT / (t1 - t0) / 1e6)
             ax.plot(xs, ys, color=colors[pod], label=f"demo-fio-{pod} (weight {w}): "
                     f"{res[run]['share'][pod]:.0f}% of the disk")
         ax.set_title(label)
-        ax.set_xlabel("seconds")
+        ax.set_xlabel("seconds since the first IO")
         ax.grid(alpha=0.3)
         ax.legend(loc="upper center", fontsize=8)
     axes[0].set_ylabel("device throughput (MB/s, from io.stat)")
