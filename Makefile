@@ -17,7 +17,7 @@ BZIMAGE = build/kernel-$(KVARIANT)/arch/x86/boot/bzImage
 HOST_PKGS := vm/host-packages.txt $(wildcard oci-hook/host-packages.txt)
 
 .PHONY: all deps kernel kernel-tree image hook hook-check test demo bench \
-	bench-quick vm-shell kernel-refresh checkpatch clean distclean
+	bench-quick vm-shell test-stress kernel-refresh checkpatch clean distclean
 
 all: kernel image hook
 
@@ -41,6 +41,9 @@ hook-check: deps
 
 test: deps
 	@vm/make-test.sh
+
+test-stress: deps
+	@STAGES="build stress" vm/make-test.sh
 
 demo: deps
 	@e2e/demo.sh
