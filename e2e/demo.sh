@@ -18,8 +18,6 @@ kernel=${DEMO_KERNEL:-ioweight}
 out=build/demo
 t0=$(date +%s)
 
-source "$top/e2e/guest-clock.sh"
-clock=$(guest_clock_append)
 
 die() { echo "demo: $*" >&2; exit 1; }
 stage() { printf '\n== [demo %s +%ss] %s\n' "$(date +%H:%M:%S)" "$(( $(date +%s) - t0 ))" "$*"; }
@@ -59,7 +57,6 @@ run_guest() {
 	rm -rf "$out"
 	mkdir -p "$out"
 	vm/run.sh --kernel "$kernel" --timeout 900 --run-dir "$out/vm" \
-		${clock:+--append "$clock"} \
 		--disk size=2G,iops=1000,iops-size=4096 \
 		--attach build/e2e/containerd.img \
 		-- /ioweight/e2e/guest/demo.sh "$out" \

@@ -25,8 +25,6 @@ cd "$top"
 results="" kernel=${E2E_KERNEL:-ioweight} only=()
 t0=$(date +%s)
 
-source "$top/e2e/guest-clock.sh"
-clock=$(guest_clock_append)
 
 die() { echo "e2e/run.sh: $*" >&2; exit 2; }
 stage() { printf '\n== [e2e %s +%ss] %s\n' "$(date +%H:%M:%S)" "$(( $(date +%s) - t0 ))" "$*"; }
@@ -88,7 +86,6 @@ run_group() {
 	[ -L "build/e2e/run-$g" ] || rm -rf "build/e2e/run-$g" # a directory from an older layout
 	ln -sfn "${dir#build/e2e/}" "build/e2e/run-$g"
 	vm/run.sh --kernel "$kernel" --timeout 1200 --run-dir "$dir" \
-		${clock:+--append "$clock"} \
 		--disk size=2G,iops=1000,iops-size=4096 \
 		--attach build/e2e/containerd.img \
 		-- /ioweight/e2e/guest/suite.sh "$dir" "${tests[@]}" || true

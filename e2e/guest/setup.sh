@@ -33,7 +33,7 @@ prepare_disk() {
 	n=$(basename "$(readlink -f "$E2E_DISK")")
 	echo "${E2E_ROTATIONAL:-0}" > "/sys/block/$n/queue/rotational"
 	echo none > "/sys/block/$n/queue/scheduler" 2>/dev/null || true
-	step "guest clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) (jiffies inflates every rate under host load: see e2e/guest-clock.sh)"
+	step "guest clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) (jiffies inflates every rate under host load: vm/run.sh hands the guest the host TSC frequency)"
 	step "test disk $E2E_DISK ($(e2e_dev)): rotational=$(cat "/sys/block/$n/queue/rotational"), scheduler $(cat "/sys/block/$n/queue/scheduler"), kernel controller: $(e2e_kernel)"
 }
 
