@@ -14,12 +14,12 @@ while IFS= read -r line; do
 	name=$(echo "$line" | sed -E 's/^(not )?ok [0-9]+ (- )?//')
 	case $line in
 	"not ok"*)
-		tap_fail "kunit suite $name" "$(grep -E '^        (not ok|# )' "$log" | head -n 20)" ;;
+		tap_fail "kunit suite $name" "$(grep -E '^    (not ok|# )' "$log" | head -n 20)" ;;
 	*"# SKIP"*) tap_skip "kunit suite $name" "skipped by KUnit" ;;
 	*) tap_ok "kunit suite $name" ;;
 	esac
 done < <(grep -E '^(not )?ok [0-9]+ ' "$log")
-cases=$(grep -cE '^        ok [0-9]+ ' "$log")
-failed=$(grep -cE '^        not ok [0-9]+ ' "$log")
+cases=$(grep -cE '^    ok [0-9]+ ' "$log")
+failed=$(grep -cE '^    not ok [0-9]+ ' "$log")
 echo "# KUnit: $suites suites, $cases test cases passed, $failed failed"
 tap_done
