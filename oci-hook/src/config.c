@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "annotations.h"
 #include "json.h"
 
 const char *const qos_field_names[NR_QOS_FIELDS] = {
@@ -57,17 +58,10 @@ void config_default(struct ioweight_config *cfg)
 
 /* Class, profile and config names: DNS-label-like, so they are safe in logs
  * and annotation values. */
+/* names follow the same label rules as annotation keys */
 static bool valid_name(const char *s)
 {
-	size_t n = strlen(s);
-
-	if (n == 0 || n > CFG_NAME_MAX)
-		return false;
-	for (const char *c = s; *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		      (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' || *c == '.'))
-			return false;
-	return true;
+	return valid_label(s, CFG_NAME_MAX);
 }
 
 static int get_int(yajl_val obj, const char *key, bool required, long long lo, long long hi,

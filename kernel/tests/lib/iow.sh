@@ -51,6 +51,23 @@ cg_set() {
 	[ "$r" = OK ] || { echo "cannot write '$2' to $1: $r" >&2; return 1; }
 }
 
+# expect_rejected DESC ERRNO FILE INPUT STATE_CMD...: write INPUT to FILE in
+# one write(2); it must fail with ERRNO and leave STATE_CMD's output unchanged
+expect_rejected() {
+	local desc=$1 want=$2 file=$3 input=$4 before r after
+	shift 4
+	before=$("$@")
+	r=$(cg_write "$file" "$input")
+	after=$("$@")
+	if [ "$r" != "$want" ]; then
+		tap_fail "$desc with $want" "input: $(printf '%q' "${input:0:80}")"$'\n'"got: $r"
+	elif [ "$before" != "$after" ]; then
+		tap_fail "$desc with $want, settings intact" "before: $before"$'\n'"after:  $after"
+	else
+		tap_ok "$desc with $want, settings intact"
+	fi
+}
+
 # dev_majmin /dev/X -> MAJ:MIN
 dev_majmin() { cat "/sys/class/block/$(basename "$1")/dev"; }
 
