@@ -1,11 +1,18 @@
 #!/usr/bin/python3
 """Turn a benchmark run directory into results: JSON, markdown, PNG plots.
 
-usage: bench/analyze.py RUNDIR [--results-dir bench/results] [--prefix P]
+usage: bench/analyze.py RUNDIR [--publish | --results-dir DIR] [--prefix P]
 
-Reads RUNDIR/plan.json, RUNDIR/<kernel>.jsonl (bench/guest/driver.py),
-RUNDIR/command.txt, RUNDIR/host-state.txt and build/vm/guest-versions.txt;
-writes into the results directory, with P = <date> (full) or <date>-quick:
+Reads RUNDIR/plan.json, RUNDIR/*.jsonl (bench/guest/driver.py, and the
+host's notes of cells a guest died in), RUNDIR/command.txt, sessions.jsonl,
+host-state.txt, host-load.txt and build/vm/guest-versions.txt. Of a resumable
+run (bench/plan.py) it takes only the records whose key is a cell of the
+current plan, and from boots of the planned kernels: results of an older
+kernel build or method are ignored. When cells are missing the outputs say
+"PARTIAL: n of m cells" (title, summary, JSON, plots). Output goes to
+RUNDIR/results, or with --publish to bench/results when the run is complete
+and real (a partial or fake run stays in RUNDIR/results). With P = <date>
+(full) or <date>-quick:
   P-<device>.json     every raw cell record plus the derived figures
   P.md                tables per device and comparison, summary, overhead
   P-<device>.png      share error per combination per controller (signed)
@@ -16,7 +23,7 @@ Definitions (all from device bytes per cgroup: the io.stat delta over the
 measurement window minus the growth of the group's pages under writeback, i.e.
 completed bytes; fio's rates are reported alongside):
   norm(g)      group g's rate / rate of g's workload running alone with no
-               controller on the same boot (median over repeats)
+               controller on the same kernel (median over repeats)
   share        norm(hi) / (norm(hi) + norm(lo)); target 5/6 (weights 500:100)
   share error  |share - 5/6|, in points (x100)
   work cons.   norm(hi) + norm(lo) (solo cells: norm(hi))
@@ -45,7 +52,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def load(rundir):
     recs = []
     for f in sorted(os.listdir(rundir)):
-        if f.endswith(".jsonl"):
+        if f.endswith(".jsonl") and f != "sessions.jsonl":
             with open(os.path.join(rundir, f)) as fh:
                 for line in fh:
                     line = line.strip()
@@ -55,6 +62,37 @@ def load(rundir):
                         except json.JSONDecodeError:
                             print(f"analyze: {f}: skipping a truncated line", file=sys.stderr)
     return recs
+
+
+def select(recs, plan):
+    """The records of the current plan: for each planned cell its last result,
+    and the other records (boot, device, ctrl) of boots on the planned
+    kernels. Returns (records, completeness). A run directory from before
+    keyed cells (no "key" in the plan) is taken whole."""
+    cells = plan.get("cells")
+    if not cells or not isinstance(cells, list) or "key" not in cells[0]:
+        n = sum(1 for r in recs if r.get("kind") in ("cell", "overhead"))
+        return recs, {"done": n, "total": plan.get("total_cells", n), "stale": 0,
+                      "failed_by_host": 0}
+    keys = {c["key"] for c in cells}
+    shas = {k: v.get("sha") for k, v in plan.get("kernels", {}).items()}
+    boots = {r["boot"] for r in recs if r.get("kind") == "boot" and r.get("boot")
+             and shas.get(r.get("kernel")) == r.get("kernel_sha")
+             and r.get("method_id") == plan.get("method_id")}
+    last, other, stale = {}, [], set()
+    for r in recs:
+        if r.get("kind") in ("cell", "overhead") and r.get("key"):
+            if r["key"] in keys:
+                last[r["key"]] = r
+            else:
+                stale.add(r["key"])
+        elif r.get("kind") not in ("cell", "overhead", "start", "cut", "stop") \
+                and r.get("boot") in boots:
+            other.append(r)
+    picked = [r for r in recs if r.get("key") in last and last[r["key"]] is r]
+    return other + picked, {"done": len(last), "total": len(keys), "stale": len(stale),
+                            "failed_by_host": sum(1 for r in picked if any(
+                                "guest died during this cell" in e for e in r.get("errors", [])))}
 
 
 def med(xs):
@@ -295,7 +333,7 @@ def md_cells(table, device, ctrls, nd):
     return out
 
 
-def plot_share(table, device, path, comparisons):
+def plot_share(table, device, path, comparisons, mark=None):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -327,13 +365,15 @@ def plot_share(table, device, path, comparisons):
         ax.set_ylabel("share error hi/(hi+lo) − 5/6 (pts)")
         ax.set_title(f"{device}: {title} (median, bars = min–max over repeats)")
         ax.legend(fontsize=8, ncol=3)
+    if mark:
+        fig.suptitle(mark, color="tab:red", fontweight="bold")
     fig.tight_layout()
     fig.savefig(path, dpi=90, metadata={"Software": None})
     plt.close(fig)
     return True
 
 
-def plot_overhead(ovh, path):
+def plot_overhead(ovh, path, mark=None):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -352,6 +392,8 @@ def plot_overhead(ovh, path):
     ax.set_ylabel("IOPS on / off")
     ax.set_title("CPU overhead: null_blk, no delay, 4k randread QD64")
     ax.legend(fontsize=8)
+    if mark:
+        fig.suptitle(mark, color="tab:red", fontweight="bold", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=90, metadata={"Software": None})
     plt.close(fig)
@@ -366,7 +408,25 @@ def read(path, default=""):
         return default
 
 
-def provenance(rundir):
+def measured_seconds(rundir):
+    """Measuring time over all sessions of the run (sessions.jsonl, written
+    by run.sh), or the one figure of a run made before sessions existed."""
+    total, n = 0, 0
+    for l in read(f"{rundir}/sessions.jsonl").splitlines():
+        try:
+            total += json.loads(l).get("seconds", 0)
+            n += 1
+        except ValueError:
+            pass
+    if n:
+        return total, n
+    try:
+        return float(read(f"{rundir}/elapsed_seconds").strip()), 1
+    except ValueError:
+        return 0, 0
+
+
+def provenance(rundir, plan):
     def git(*a):
         try:
             return subprocess.run(["git", "-C", TOP, *a], capture_output=True, text=True,
@@ -375,10 +435,16 @@ def provenance(rundir):
             return ""
     kernels = {}
     for k in ("baseline", "ioweight"):
+        planned = plan.get("kernels", {}).get(k)
+        if planned:   # what the guests booted (sha of the bzImage copy)
+            kernels[k] = {"bzImage_sha256_12": planned.get("sha"),
+                          "bzImage_mtime": planned.get("mtime")}
+            continue
         bz = f"{TOP}/build/kernel-{k}/arch/x86/boot/bzImage"
         if os.path.exists(bz):
             kernels[k] = {"bzImage_mtime": os.path.getmtime(bz),
                           "stamp": read(f"{TOP}/build/kernel-{k}/.ioweight-stamp").strip()}
+    secs, sessions = measured_seconds(rundir)
     return {
         "git_head": git("rev-parse", "HEAD"),
         "git_kernel_series_commit": git("log", "-1", "--format=%H", "--", "kernel"),
@@ -388,7 +454,7 @@ def provenance(rundir):
                                read(f"{TOP}/build/vm/guest-versions.txt").splitlines() if "\t" in l),
         "command": read(f"{rundir}/command.txt").strip(),
         "host_state": read(f"{rundir}/host-state.txt"),
-        "elapsed_seconds": read(f"{rundir}/elapsed_seconds").strip(),
+        "elapsed_seconds": secs, "sessions": sessions,
     }
 
 
@@ -416,45 +482,74 @@ def machine_load(rundir, prov):
     return bool(why), sorted(set(why))
 
 
+def calibration_lines(info):
+    """Distinct (model, qos) calibrations a device's boots used."""
+    return sorted({(v["calibration"]["model"], v["calibration"]["qos"])
+                   for v in info if v.get("calibration")})
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("rundir")
-    ap.add_argument("--results-dir", default=f"{TOP}/bench/results")
+    ap.add_argument("--results-dir", help="default RUNDIR/results")
+    ap.add_argument("--publish", action="store_true",
+                    help="write to bench/results if the run is complete and real")
     ap.add_argument("--prefix")
     args = ap.parse_args()
     plan = json.loads(read(f"{args.rundir}/plan.json", "{}"))
-    recs = load(args.rundir)
-    if not recs:
-        sys.exit(f"analyze: no records in {args.rundir}")
+    recs, comp = select(load(args.rundir), plan)
+    if not any(r.get("kind") in ("cell", "overhead") for r in recs):
+        sys.exit(f"analyze: no cell records in {args.rundir}")
+    boots = [r for r in recs if r.get("kind") == "boot"]
+    fake = any(b.get("fake") for b in boots)
+    partial = comp["done"] < comp["total"]
+    marks = []
+    if partial:
+        marks.append(f"PARTIAL: {comp['done']} of {comp['total']} cells")
+    if fake:
+        marks.append("FAKE DATA (BENCH_FAKE_GUEST test run, not a measurement)")
+    mark = "; ".join(marks) or None
+    if args.results_dir is None:
+        args.results_dir = (f"{TOP}/bench/results" if args.publish and not mark
+                            else os.path.join(args.rundir, "results"))
     table, solo = derive(recs)
     ovh = overhead(recs)
     date = plan.get("created", "")[:10] or "undated"
     prefix = args.prefix or (date + ("-quick" if plan.get("mode") == "quick" else ""))
     os.makedirs(args.results_dir, exist_ok=True)
-    prov = provenance(args.rundir)
-    boots = [r for r in recs if r.get("kind") == "boot"]
+    prov = provenance(args.rundir, plan)
     devinfo = {}
     for r in recs:
         if r.get("kind") == "device":
-            devinfo.setdefault(r["name"], {})[
-                next((b["kernel"] for b in boots if b["t"] <= r["t"]), "?")] = r
+            # one entry per kernel: the last boot's (all share the calibration)
+            devinfo.setdefault(r["name"], {})[r.get("kernel") or next(
+                (b["kernel"] for b in reversed(boots) if b["t"] <= r["t"]), "?")] = r
     ctrl_states = [r for r in recs if r.get("kind") == "ctrl"]
     loaded, why = machine_load(args.rundir, prov)
+    secs = int(prov["elapsed_seconds"] or 0)
+    completeness = {**comp, "partial": partial, "fake": fake, "mark": mark}
 
-    md = [f"# Benchmark results {prefix}", "",
-          f"Command: `{prov['command']}` (run dir `{os.path.relpath(args.rundir, TOP)}`, "
-          f"{plan.get('total_cells', '?')} cells, measured in "
-          f"{int(float(prov['elapsed_seconds'] or 0)) // 60} min).",
-          f"Machine: {'LOADED: ' + '; '.join(why) if loaded else 'quiet (no kernel build, no other VM, load average < 2.5)'}.",
-          f"Guest: {', '.join(sorted({b['uname'] for b in boots}))}, {boots[0]['nproc'] if boots else '?'} vCPU (TCG), "
-          f"clocksource {', '.join(sorted({b.get('clocksource', '?') for b in boots}))}, "
-          f"{boots[0]['fio'] if boots else '?'}; repeats per cell: {plan.get('repeat')}.", "",
-          "Shares are from device bytes per cgroup (io.stat deltas over the window, net of "
-          "writeback still in flight), "
-          "normalised to each workload's solo rate with no controller on the same boot. "
-          "‡ = no control already within 5 points (does not discriminate); "
-          "† = buffered hi: fio's p99 is syscall latency; ⚠n = n repeats with guest CPU above 70%. "
-          "Figures: median (min–max over repeats).", ""]
+    md = [f"# Benchmark results {prefix}" + (f" — {mark}" if mark else ""), ""]
+    if mark:
+        md += [f"**{mark}.** " + ("Cells still to measure: run the same bench/run.sh "
+                                 "command again; figures below cover the measured cells only."
+                                 if partial else ""), ""]
+    md += [f"Command: `{prov['command']}` (run dir `{os.path.relpath(args.rundir, TOP)}`, "
+           f"{comp['done']} of {comp['total']} cells, measured in {secs // 60} min over "
+           f"{prov['sessions']} session(s); {len(boots)} boots"
+           + (f"; {comp['stale']} results of an older kernel build or method ignored"
+              if comp["stale"] else "") + ").",
+           f"Machine: {'LOADED: ' + '; '.join(why) if loaded else 'quiet (no kernel build, no other VM, load average < 2.5)'}.",
+           f"Guest: {', '.join(sorted({b['uname'] for b in boots}))}, {boots[0]['nproc'] if boots else '?'} vCPU (TCG), "
+           f"clocksource {', '.join(sorted({b.get('clocksource', '?') for b in boots}))}, "
+           f"{boots[0]['fio'] if boots else '?'}; repeats per cell: {plan.get('repeat')}.", "",
+           "Shares are from device bytes per cgroup (io.stat deltas over the window, net of "
+           "writeback still in flight), "
+           "normalised to each workload's solo rate with no controller on the same kernel "
+           "(median over its repeats, which are separate boots). "
+           "‡ = no control already within 5 points (does not discriminate); "
+           "† = buffered hi: fio's p99 is syscall latency; ⚠n = n repeats with guest CPU above 70%. "
+           "Figures: median (min–max over repeats).", ""]
     comparisons = [("out of the box", OOB), ("tuned: same calibrated model and QoS", TUNED)]
     devices = [d for d in plan.get("devices", []) if not d.startswith("nullb-nodelay")]
     written = []
@@ -465,10 +560,24 @@ def main():
         info = devinfo.get(dev, {})
         first = next(iter(info.values()), {})
         md += [f"## {dev}", "", f"Capacity: {first.get('spec', {}).get('capacity', '?')}.", ""]
-        for k, v in info.items():
-            if v.get("calibration"):
-                md.append(f"- calibrated on the {k} boot: `{v['calibration']['model']}`; "
-                          f"QoS `{v['calibration']['qos']}`")
+        devrecs = [r for r in recs if r.get("kind") == "device" and r.get("name") == dev]
+        cals = calibration_lines(devrecs)
+        shared = all("boot" in r["calibration"] for r in devrecs if r.get("calibration"))
+        if not shared:   # a run from before shared calibrations: one per boot
+            for k, v in info.items():
+                if v.get("calibration"):
+                    md.append(f"- calibrated on the {k} boot: `{v['calibration']['model']}`; "
+                              f"QoS `{v['calibration']['qos']}`")
+        for model, qos in (cals if shared else []):
+            src = next((r["calibration"] for r in devrecs if r.get("calibration")
+                        and r["calibration"]["model"] == model), {})
+            md.append(f"- calibrated once, on the {src.get('kernel', '?')} kernel "
+                      f"(boot {src.get('boot', '?')}), for every boot of the run: `{model}`; "
+                      f"QoS `{qos}`")
+        if shared and len(cals) > 1:
+            md.append(f"- WARNING: {len(cals)} different calibrations were used (a "
+                      "calibration file was removed mid-run): the tuned cells do not all "
+                      "share one model")
         autos = {(s["ctrl"]): s["state"] for s in ctrl_states
                  if s.get("device") == dev and s.get("state") and s["ctrl"] in ("iocost", "ioweight")}
         for c, st in autos.items():
@@ -479,15 +588,19 @@ def main():
         for title, ctrls in comparisons:
             rows = summary(table, dev, ctrls, ovh)
             sums[title] = rows
-            md += [f"### {title}: summary over pairs with both groups active", ""]
+            md += [f"### {title}: summary over pairs with both groups active"
+                   + (f" ({mark})" if mark else ""), ""]
             md += md_summary(rows) + [""]
         md += ["### every combination", ""]
         md += md_cells(table, dev, [c for c in ORDER], nd) + [""]
         png = f"{prefix}-{dev}.png"
-        if plot_share(table, dev, f"{args.results_dir}/{png}", comparisons):
+        if plot_share(table, dev, f"{args.results_dir}/{png}", comparisons, mark):
             md += [f"![share error, {dev}]({png})", ""]
         res = {
-            "device": dev, "mode": plan.get("mode"), "plan": plan, "provenance": prov,
+            "device": dev, "mode": plan.get("mode"), "completeness": completeness,
+            "plan": {k: v for k, v in plan.items() if k != "cells"},
+            "plan_cells": [c["key"] if "key" in c else c for c in plan.get("cells", [])],
+            "provenance": prov,
             "machine_loaded": loaded, "machine_load_reasons": why, "device_info": info,
             "controller_states": [s for s in ctrl_states if s.get("device") == dev],
             "solo_reference": {f"{k[1]}/{k[2]}": v for k, v in solo.items() if k[0] == dev},
@@ -501,17 +614,19 @@ def main():
             json.dump(res, f, indent=1, sort_keys=True)
         written.append(f"{prefix}-{dev}.json")
     if ovh:
-        md += ["## CPU overhead (null_blk, no delay: the guest CPU is the bottleneck)", "",
+        md += ["## CPU overhead (null_blk, no delay: the guest CPU is the bottleneck)"
+               + (f" ({mark})" if mark else ""), "",
                "| controller | kernel | IOPS on | IOPS off | on ÷ off |", "| --- | --- | ---: | ---: | ---: |"]
         for c in [c for c in ORDER if c in ovh]:
             o = ovh[c]
             md.append(f"| {c} | {o['kernel']} | {fmt(o['iops_on'], '{:.0f}')} | "
                       f"{fmt(o['iops_off'], '{:.0f}')} | {fmt_spread(o['ratio'], o['ratio_spread'], 1, '{:.3f}')} |")
         md.append("")
-        if plot_overhead(ovh, f"{args.results_dir}/{prefix}-overhead.png"):
+        if plot_overhead(ovh, f"{args.results_dir}/{prefix}-overhead.png", mark):
             md += [f"![overhead]({prefix}-overhead.png)", ""]
         with open(f"{args.results_dir}/{prefix}-nullb-nodelay.json", "w") as f:
             json.dump({"device": "nullb-nodelay", "overhead": ovh, "provenance": prov,
+                       "completeness": completeness,
                        "machine_loaded": loaded, "device_info": devinfo.get("nullb-nodelay"),
                        "raw": [r for r in recs if r.get("device") == "nullb-nodelay"]},
                       f, indent=1, sort_keys=True)
@@ -520,11 +635,13 @@ def main():
     with open(f"{args.results_dir}/{prefix}.md", "w") as f:
         f.write("\n".join(md))
     with open(f"{args.results_dir}/{prefix}-COMMAND.txt", "w") as f:
-        f.write(f"{prov['command']}\n# run dir {os.path.relpath(args.rundir, TOP)}; "
-                f"git {prov['git_head'][:12]}; measured in {prov['elapsed_seconds']} s; "
+        f.write((f"# {mark}\n" if mark else "")
+                + f"{prov['command']}\n# run dir {os.path.relpath(args.rundir, TOP)}; "
+                f"git {prov['git_head'][:12]}; {comp['done']} of {comp['total']} cells; "
+                f"measured in {secs} s over {prov['sessions']} session(s); "
                 f"machine {'LOADED: ' + '; '.join(why) if loaded else 'quiet'}\n# host state:\n"
                 + "".join(f"#   {l}\n" for l in prov["host_state"].splitlines()))
-    print(f"analyze: wrote {prefix}.md, {', '.join(written)} in "
+    print(f"analyze: {mark + ': ' if mark else ''}wrote {prefix}.md, {', '.join(written)} in "
           f"{os.path.relpath(args.results_dir, TOP)}")
 
 

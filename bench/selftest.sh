@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# Checks of the benchmark harness's resume, skip and budget logic, with no
+# guest: BENCH_FAKE_GUEST=1 runs bench/guest/driver.py --fake on the host
+# (fake figures, sleeps instead of measurements) and fake bzImages stand in
+# for the kernels. About 3 minutes; state in build/bench/selftest/.
+#
+# usage: bench/selftest.sh
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+base=build/bench/selftest
+kd=$base/kernels
+dir=$base/state
+log=$base/log
+t0=$(date +%s)
+pass=0 fail=0
+
+export BENCH_FAKE_GUEST=1 BENCH_TIME_SCALE=0.02 BENCH_KERNELS_DIR=$kd
+unset BENCH_FAKE_DIE_AT BENCH_FAKE_DIE_KEY
+# 136 cells: 2 repeats x (baseline: none 20 + iocost 20 + 2 overhead;
+# ioweight: 4 none solos + ioweight 20 + 2 overhead); a cell takes ~0.4 s
+sel=(--full --devices "virtio,nullb-nodelay" --controllers "none,iocost,ioweight"
+	--repeat 2 --out-dir "$dir")
+total=136
+
+say() { echo "[selftest +$(( $(date +%s) - t0 ))s] $*"; }
+ok() { pass=$((pass + 1)); say "ok: $*"; }
+bad() { fail=$((fail + 1)); say "FAIL: $*"; }
+check() { # DESCRIPTION COMMAND...
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else bad "$what"; fi
+}
+bench() { bench/run.sh "${sel[@]}" "$@" > "$log" 2>&1; }
+kernel() { # NAME: a new fake bzImage
+	mkdir -p "$kd/kernel-$1/arch/x86/boot"
+	head -c 65536 /dev/urandom > "$kd/kernel-$1/arch/x86/boot/bzImage"
+}
+# figures from the state, by bench/plan.py's own reading of it
+state() { # FIELD: done | todo | blocked | failed | stale | cut
+	"$py" - "$dir" "$1" <<-'EOF'
+	import sys
+	sys.path.insert(0, "bench")
+	import plan
+	st = plan.State(sys.argv[1], plan.load_plan(sys.argv[1]))
+	print(len({"done": st.done, "todo": st.runnable, "blocked": st.blocked,
+	           "failed": st.failed, "stale": st.stale, "cut": st.cut}[sys.argv[2]]))
+	EOF
+}
+# no key has two result records: nothing measured twice
+no_duplicates() {
+	"$py" - "$dir" <<-'EOF'
+	import collections, sys
+	sys.path.insert(0, "bench")
+	import plan
+	n = collections.Counter(r["key"] for r in plan.load_records(sys.argv[1])
+	                        if r.get("kind") in ("cell", "overhead") and r.get("key"))
+	dup = [k for k, c in n.items() if c > 1]
+	if dup:
+	    print("measured twice:", *dup[:5])
+	sys.exit(1 if dup else 0)
+	EOF
+}
+# every start record of a boot that ended cleanly has its result
+clean_stop() {
+	"$py" - "$dir" <<-'EOF'
+	import sys
+	sys.path.insert(0, "bench")
+	import plan
+	recs = plan.load_records(sys.argv[1])
+	ended = {r["boot"] for r in recs if r.get("kind") == "end"}
+	res = {(r["boot"], r["key"]) for r in recs if r.get("kind") in ("cell", "overhead")}
+	bad = [r["key"] for r in recs if r.get("kind") == "start" and r["boot"] in ended
+	       and (r["boot"], r["key"]) not in res]
+	sys.exit(1 if bad else 0)
+	EOF
+}
+has() { grep -q -- "$1" "$2"; }
+
+rm -rf "$base"
+mkdir -p "$base"
+kernel baseline
+kernel ioweight
+
+say "1. status of a new state"
+bench --status
+check "status: 0 of $total done" has "cells: 0 of $total done" "$log"
+check "status wrote nothing" test ! -e "$dir/plan.json"
+BENCH_TIME_SCALE=1 "$py" bench/plan.py estimate --mode quick > "$base/quick.est"
+read -r _ qcells qsecs _ < "$base/quick.est"
+check "--quick: 44 cells, model estimate $qsecs s <= 15 min" test "$qcells" = 44 -a "$qsecs" -le 900
+BENCH_TIME_SCALE=1 "$py" bench/plan.py estimate --mode full > "$base/full.est"
+read -r _ fcells fsecs fboots < "$base/full.est"
+say "full run: $fcells cells, ~$((fsecs / 60)) min by the model, $fboots boots"
+
+say "2. budget of 15 s: a clean stop"
+s=$(date +%s)
+bench --budget 0.25
+took=$(( $(date +%s) - s ))
+d1=$(state done)
+check "stopped on the budget" has "budget: " "$log"
+check "within the budget ($took s <= 17 s)" test "$took" -le 17
+check "measured some cells ($d1)" test "$d1" -gt 5 -a "$d1" -lt "$total"
+check "no cell left half done" clean_stop
+check "calibration kept for the next boots" test -f "$dir/calibration-virtio.json"
+check "the stop message gives what remains" has "cells remain" "$log"
+bench --status
+check "status: $d1 of $total done" has "cells: $d1 of $total done" "$log"
+check "status gives an ETA" has "^remaining: $((total - d1)) cells" "$log"
+
+say "3. resume: the same command continues, nothing measured twice"
+bench --budget 0.2
+d2=$(state done)
+check "more cells done ($d1 -> $d2)" test "$d2" -gt "$d1"
+check "no cell measured twice" no_duplicates
+check "the calibration was reused" has "calibration of boot" "$log"
+
+say "4. partial analysis"
+bench --analyze-only
+md=$(ls "$dir"/results/*.md)
+check "PARTIAL in the markdown" has "PARTIAL: $d2 of $total cells" "$md"
+check "FAKE in the markdown" has "FAKE DATA" "$md"
+check "PARTIAL in the JSON" grep -q '"partial": true' "$dir"/results/*-virtio.json
+check "PARTIAL in COMMAND.txt" has "PARTIAL" "$dir"/results/*-COMMAND.txt
+check "a plot" test -s "$(ls "$dir"/results/*-virtio.png)"
+check "bench/results untouched" test -z "$(git status --porcelain bench/results)"
+
+say "5. a session killed hard mid-cell, and half a line at the end of the log"
+setsid bench/run.sh "${sel[@]}" > "$log" 2>&1 &
+pid=$!
+sleep 4
+# everything of that session at once, as a killed work session would: the
+# run, its sampler, the (fake) guest under timeout in a group of its own
+# shellcheck disable=SC2046 # a list of pids
+kill -KILL $(ps -o pid= -s "$pid") 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+jl=$(find "$dir" -maxdepth 1 -name '*.jsonl' ! -name host.jsonl -printf '%T@ %p\n' |
+	sort -n | tail -1 | cut -d' ' -f2)
+printf '{"kind": "cell", "key": "cut-off-mid-wri' >> "$jl"
+d3=$(state done)
+cut=$(state cut)
+check "the killed session kept its cells ($d2 -> $d3)" test "$d3" -gt "$d2"
+say "cells started and not finished: $cut"
+bench --budget 0.15
+check "resumed after the kill ($d3 -> $(state done))" test "$(state done)" -gt "$d3"
+check "the cut cell is measured again" test "$(state cut)" = 0
+check "no cell measured twice" no_duplicates
+
+say "6. a cell that kills its guest every time: recorded failed after 2 boots"
+victim=$("$py" -c "
+import json; p = json.load(open('$dir/plan.json'))
+import sys; sys.path.insert(0, 'bench'); import plan
+st = plan.State('$dir', p); print(st.runnable[2]['key'])")
+BENCH_FAKE_DIE_KEY=$victim bench --budget 0.2 || true
+check "the run went past it" test "$(state failed)" = 1
+check "two cuts noted" test "$(grep -c '"kind": "cut"' "$dir/host.jsonl")" = 2
+check "recorded failed" has "the guest died during this cell in 2 boots" "$dir/host.jsonl"
+
+say "7. a boot that measures nothing stops the run"
+set +e
+BENCH_FAKE_DIE_AT=0 bench --budget 0.2
+rc=$?
+set -e
+check "exit 1 (got $rc)" test "$rc" = 1
+check "says why" has "ERROR: the boot measured nothing" "$log"
+
+say "8. a budget too short for one boot: no boot at all"
+bench --budget 0.005
+check "stopped before booting" has "budget: stopping;" "$log"
+check "no boot" bash -c "! grep -q 'boot 1 (' '$log'"
+
+say "9. a rebuilt kernel: its cells are measured again, the old ones ignored"
+before=$(state done)
+kernel ioweight
+bench --status
+now=$(sed -n 's/^cells: \([0-9]*\) of.*/\1/p' "$log")
+check "ioweight cells no longer count ($before -> $now)" test "$now" -lt "$before"
+check "status says results were ignored" has "ignored: " "$log"
+
+say "10. a missing kernel: its cells wait, the rest runs"
+mv "$kd/kernel-ioweight" "$kd/away"
+bench
+check "noted" has "no ioweight kernel" "$log"
+check "ended blocked" has "cells on a missing kernel remain" "$log"
+check "only ioweight cells left" test "$(state todo)" = 0 -a "$(state blocked)" -gt 0
+check "partial analysis ran" grep -q "PARTIAL" "$dir"/results/*.md
+mv "$kd/away" "$kd/kernel-ioweight"
+
+say "11. complete: analysis with no PARTIAL mark"
+bench
+check "all done" test "$(state done)" = "$total" -a "$(state todo)" = 0
+check "analysis ran" has "analyze: " "$log"
+check "no PARTIAL" bash -c "! grep -q PARTIAL $dir/results/*.md"
+check "FAKE still marked" has "FAKE DATA" "$(ls "$dir"/results/*.md)"
+check "complete in the JSON" grep -q '"partial": false' "$dir"/results/*-virtio.json
+check "ignored results counted" has "results of an older kernel build or method ignored" \
+	"$(ls "$dir"/results/*.md)"
+check "no cell measured twice" no_duplicates
+check "bench/results untouched" test -z "$(git status --porcelain bench/results)"
+bench
+check "a finished run measures nothing more" has "0 cells measured\|session: 0 cells" "$log"
+
+say "12. --fresh sets the state aside"
+bench --fresh --budget 0.05
+check "old state kept" test -n "$(ls -d "$dir".* 2>/dev/null)"
+check "new state starts at 0" test "$(state done)" -lt 10
+
+say "$pass passed, $fail failed ($(( $(date +%s) - t0 )) s)"
+[ "$fail" = 0 ]
