@@ -35,7 +35,8 @@ command -v ccache >/dev/null && cc="ccache gcc"
 kmake() { make -s -C "$tree" O="$out" CC="$cc" HOSTCC="$cc" "$@"; }
 
 head=$(git -C "$tree" rev-parse HEAD 2>/dev/null || echo nogit)
-dirty=$(git -C "$tree" status --porcelain --untracked-files=no 2>/dev/null | sha1sum | cut -c1-12)
+# the content of uncommitted changes, not just which files carry them
+dirty=$(git -C "$tree" diff HEAD 2>/dev/null | sha1sum | cut -c1-12)
 stamp=$(cat "${frags[@]}" | sha1sum | cut -c1-12)-$head-$dirty
 if [ -z "${FORCE:-}" ] && [ -f "$out/arch/x86/boot/bzImage" ] &&
    [ "$(cat "$out/.ioweight-stamp" 2>/dev/null)" = "$stamp" ]; then
