@@ -13,9 +13,9 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 kvariant=${KVARIANT:-ioweight}
-# the debug-kernel stress stage is opt-in (STAGES="... stress" or make
-# test-stress) until it has a clean run: a KASAN build adds ~15 min cold
-stages=${STAGES:-build hook fuzz kernel e2e}
+# the debug-kernel stress stage (PROVE_LOCKING, KASAN) adds ~10 min, and
+# ~15 min more the first time the debug kernel is built
+stages=${STAGES:-build hook fuzz kernel stress e2e}
 pass=0 fail=0 skip=0
 t0=$(date +%s)
 

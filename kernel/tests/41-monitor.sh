@@ -120,7 +120,7 @@ absent() {
 }
 
 # check_json FILE: every line parses; the last sample has both groups
-# active with hweights within 5 points of 83.33 and 16.67
+# active with hweights within 5 points of 83.33 and 16.67, vrate at 100%
 check_json() {
 	python3 - "$1" << 'EOF'
 import json, sys
@@ -147,6 +147,9 @@ for path, pct in want.items():
           f" weight={g['weight']} usage={g['usage_pct']:.1f}%")
     if not g['is_active'] or abs(g['hweight_active_pct'] - pct) > 5:
         bad.append(f"{path}: active={g['is_active']} hweight {g['hweight_active_pct']:.2f} vs {pct:.2f}")
+# the test holds vrate at 100% (iow_enable_fixed): the monitor must say so
+if abs(last['dev']['vrate_pct'] - 100) > 0.5:
+    bad.append(f"vrate {last['dev']['vrate_pct']:.2f}% vs the fixed 100%")
 if last['dev']['state'] != 'RUN':
     bad.append(f"device state {last['dev']['state']}")
 if bad:
