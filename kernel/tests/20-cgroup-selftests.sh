@@ -3,21 +3,38 @@
 # from tools/testing/selftests/cgroup), built on the host into
 # build/selftests/cgroup by kernel/tests/lib/build-selftests.sh. Each
 # selftest result becomes one TAP line here.
+#
+# A binary with a failed case runs a second time, and a case fails only if
+# it fails in both runs: some upstream cases check a cgroup's state once,
+# right after changing it, and race with the kernel on an SMP guest (e.g.
+# test_cgfreezer_ptrace: "cg_test_ptrace isn't frozen", seen once in a
+# 2-vCPU run here; kernelci reports the same flakiness for its siblings).
+# A real regression fails both runs; a race passing the second time is
+# reported with its first failure as a comment.
 source /ioweight/vm/tap.sh
 
-bindir=/ioweight/build/selftests/cgroup
+bindir=${SELFTEST_BIN:-/ioweight/build/selftests/cgroup}
 tests=(test_core test_freezer test_kill)
 
 for t in "${tests[@]}"; do
 	[ -x "$bindir/$t" ] || tap_skip_all "$bindir/$t missing: run kernel/tests/lib/build-selftests.sh on the host"
 done
 
-# run_selftest NAME: run one binary (bounded) and translate its ok/not ok lines
+# run_selftest NAME: run one binary (bounded) and translate its ok/not ok
+# lines; a binary with failures runs once more (see the top)
 run_selftest() {
-	local t=$1 out rc line name
+	local t=$1 out rc line name first="" again
 	out=$(mktemp)
 	(cd /tmp && timeout -k 5 300 "$bindir/$t") > "$out" 2>&1
 	rc=$?
+	if grep -qE '^not ok' "$out"; then
+		first=$(mktemp)
+		mv "$out" "$first"
+		echo "# $t: $(grep -cE '^not ok' "$first") failed case(s); running it again"
+		grep -v 'waitpid !WIFEXITED' "$first" | grep -E '^(#|not ok)' | tail -n 20 | sed 's/^/# first run: /'
+		(cd /tmp && timeout -k 5 300 "$bindir/$t") > "$out" 2>&1
+		rc=$?
+	fi
 	# the selftest's own log only when something failed (it is chatty)
 	if grep -qE '^not ok' "$out" || ! grep -qE '^ok' "$out"; then
 		grep -v 'waitpid !WIFEXITED' "$out" | tail -n 40 | sed 's/^/# /'
@@ -29,7 +46,11 @@ run_selftest() {
 		case $line in
 		*"# SKIP"* | *"# skip"*) tap_skip "$t: $name" "skipped by the selftest" ;;
 		"not ok"*) tap_fail "$t: $name" ;;
-		*) tap_ok "$t: $name" ;;
+		*)
+			again=""
+			[ -z "$first" ] || ! grep -qE "^not ok [0-9]+ (- )?$name\$" "$first" ||
+				again=" (failed the first run, passed the second)"
+			tap_ok "$t: $name$again" ;;
 		esac
 	done < <(grep -E '^(not )?ok [0-9]+' "$out")
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
@@ -37,7 +58,7 @@ run_selftest() {
 	elif ! grep -qE '^(not )?ok [0-9]+' "$out"; then
 		tap_fail "$t reported results" "exit status $rc, no ok/not ok lines"
 	fi
-	rm -f "$out"
+	rm -f "$out" ${first:+"$first"}
 }
 
 for t in "${tests[@]}"; do
