@@ -3,7 +3,7 @@
 # summary line "N passed, N failed" (the last line of output).
 #
 # Stages: host unit tests of the hook (and its fuzzers when FUZZ_SECONDS is
-# set), the hook under real runc/containerd/podman in the guest, guest kernel tests on the ioweight kernel (KUnit results + TAP tests
+# set), the benchmark harness's selftest (host, stand-in guest), the hook under real runc/containerd/podman in the guest, guest kernel tests on the ioweight kernel (KUnit results + TAP tests
 # in kernel/tests), the debug-kernel stress test when kernel/tests/stress
 # exists, and the e2e suite when e2e/run.sh exists. A stage that breaks
 # without reporting results counts as one failure, never as a pass.
@@ -15,7 +15,7 @@ cd "$top"
 kvariant=${KVARIANT:-ioweight}
 # the debug-kernel stress stage (PROVE_LOCKING, KASAN) adds ~10 min, and
 # ~15 min more the first time the debug kernel is built
-stages=${STAGES:-build hook fuzz kernel stress e2e}
+stages=${STAGES:-build hook bench fuzz kernel stress e2e}
 pass=0 fail=0 skip=0
 t0=$(date +%s)
 
@@ -55,6 +55,16 @@ if has hook && [ -f oci-hook/Makefile ]; then
 		echo "$line" | sed -E 's/^hook: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2 0/' > build/test/hook.results
 	fi
 	collect "hook unit tests" build/test/hook.results
+fi
+
+if has bench && [ -x bench/selftest.sh ]; then
+	step "bench: the harness's resume, skip and budget logic on the host (stand-in guest)"
+	if bench/selftest.sh 2>&1 | tee build/test/bench.log; then :; fi
+	line=$(grep -E '\] [0-9]+ passed, [0-9]+ failed \(' build/test/bench.log | tail -n1 || true)
+	if [ -n "$line" ]; then
+		echo "$line" | sed -E 's/.*\] ([0-9]+) passed, ([0-9]+) failed.*/\1 \2 0/' > build/test/bench.results
+	fi
+	collect "bench harness selftest" build/test/bench.results
 fi
 
 if has fuzz && [ -n "${FUZZ_SECONDS:-}" ] && [ -f oci-hook/Makefile ]; then
