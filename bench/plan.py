@@ -422,6 +422,18 @@ def cmd_plan(args):
             n = sum(1 for c in plan["cells"] if c["kernel"] == k)
             print(f"NOTE no {k} kernel ({v['source']}): its {n} cells wait for it "
                   f"(make kernel KVARIANT={k})")
+    # results the current kernels do not match: after a new session's
+    # rebuild this says at once that the bzImage is not byte-identical
+    stale = {}
+    for r in st.stale:
+        parts = r["key"].split("/")
+        if len(parts) > 1 and parts[0] == plan["method_id"]:
+            stale[parts[1]] = stale.get(parts[1], 0) + 1
+    for kern, n in sorted(stale.items()):
+        k = kern.split("@")[0]
+        now = (plan["kernels"].get(k) or {}).get("sha")
+        print(f"NOTE {n} results of {kern} are not counted: the {k} bzImage is now "
+              f"{now or 'missing'} (a different source, config or toolchain)")
     eta, nboots = st.eta()
     print(f"PLAN {plan['total_cells']} {len(st.done)} {len(st.runnable)} {len(st.blocked)} "
           f"{int(eta)} {nboots} {int(plan['est_seconds'])}")

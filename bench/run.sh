@@ -5,8 +5,9 @@
 #                     [--devices D,D] [--controllers C,C] [--repeat N]
 #                     [--out-dir DIR] [--no-analyze] [--analyze-only]
 #   --full         every device, the 20 combinations, 3 repeats (hours, so it
-#                  is resumable: its state is build/bench/full; run the same
-#                  command again and it continues where it stopped)
+#                  is resumable: its state is bench/state/full, committed so
+#                  that the next session, on a fresh machine, continues it; run
+#                  the same command again and it continues where it stopped)
 #   --quick        the 1000-IOPS disk and the overhead device, 6 combinations,
 #                  1 repeat, short cells (< 15 min); a new run dir each time
 #   --budget MIN   stop cleanly before a cell that would not end within MIN
@@ -17,7 +18,7 @@
 #   --devices      virtio, nullb, nullb-nodelay (overhead) — see bench/plan.py
 #   --controllers  none, iocost, iocost-tuned, bfq, ioweight, ioweight-tuned
 #   --repeat N     repeats per cell (default 3 full, 1 quick)
-#   --out-dir DIR  run directory (the state; default build/bench/full for
+#   --out-dir DIR  run directory (the state; default bench/state/full for
 #                  --full, build/bench/<time>-quick for --quick); an existing
 #                  one is resumed
 #   --no-analyze   only measure; analyse later with --analyze-only
@@ -84,7 +85,7 @@ parse_args() {
 	fi
 	if [ -z "$outdir" ]; then
 		if [ "$mode" = full ]; then
-			outdir=build/bench/full
+			outdir=bench/state/full
 		elif [ -n "$status$analyze_only" ]; then
 			die "--quick makes a new run dir each time: give --out-dir DIR with --status / --analyze-only"
 		else

@@ -179,6 +179,9 @@ bench --status
 now=$(sed -n 's/^cells: \([0-9]*\) of.*/\1/p' "$log")
 check "ioweight cells no longer count ($before -> $now)" test "$now" -lt "$before"
 check "status says results were ignored" has "ignored: " "$log"
+bench --budget 0
+check "the plan names the kernel whose results no longer count" \
+	has "results of ioweight@.* are not counted: the ioweight bzImage is now" "$log"
 
 say "10. a missing kernel: its cells wait, the rest runs"
 mv "$kd/kernel-ioweight" "$kd/away"
