@@ -431,7 +431,9 @@ def cmd_plan(args):
             stale[parts[1]] = stale.get(parts[1], 0) + 1
     for kern, n in sorted(stale.items()):
         k = kern.split("@")[0]
-        now = (plan["kernels"].get(k) or {}).get("sha")
+        if k not in plan["kernels"]:
+            continue    # a narrowed run that leaves this kernel out
+        now = plan["kernels"][k].get("sha")
         print(f"NOTE {n} results of {kern} are not counted: the {k} bzImage is now "
               f"{now or 'missing'} (a different source, config or toolchain)")
     eta, nboots = st.eta()

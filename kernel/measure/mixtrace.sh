@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The benchmark's "SR vs RR" cell, traced: a buffered 128 KiB sequential
+# reader at weight 500 against a 4k QD64 direct random reader at weight 100
+# with automatic parameters. On the 1000-IOPS throttled virtio disk the
+# 2026-12-04 bench run gave the random reader nothing at all for 12 s.
+#
+#   kernel/measure/mixtrace.sh [--kernel ioweight|PATH] [--secs N]
+#
+# For vdb rotational=0 and rotational=1: both readers for N s once both are
+# doing IO; prints each group's share of the device bytes (target 83.3/16.7:
+# the disk charges per 4 KiB, so bytes are device time) and its normalised
+# IOPS, as JSON lines under build/measure/, then the trace from the start:
+# every ioweight_fit sample and every 8th ioweight_vrate event.
+set -euo pipefail
+source "$(cd "$(dirname "$0")" && pwd)/common.sh" 2> /dev/null ||
+	source /ioweight/kernel/measure/common.sh
+measure_main "$0" "$@"
+
+SECS=$MEASURE_SECS
+TR=/sys/kernel/tracing
+
+cleanup() {
+	fio_stop sr rr 2> /dev/null || true
+	[ ! -d "$TR/events/ioweight" ] || echo 0 > "$TR/events/ioweight/enable"
+	cg_kill_rm mx
+}
+trap cleanup EXIT
+
+[ -d "$TR/events" ] || mount -t tracefs none "$TR"
+[ -d "$TR/events/ioweight" ] || { echo "no ioweight tracepoints: not the ioweight kernel" >&2; exit 1; }
+echo 16384 > "$TR/buffer_size_kb"
+echo boot > "$TR/trace_clock"
+
+case_of() {
+	local dev=$1 rot=$2 name d t0 hb lb hb2 lb2 hs
+	name=$(basename "$dev")-rot$rot
+	set_rotational "$dev" "$rot"
+	d=$(dev_majmin "$dev")
+	prep_device "$dev"
+	iow_model_auto "$dev"
+	iow_enable_auto "$dev"
+	cg_make mx/hi mx/lo
+	cg_weight mx/hi 500 && cg_weight mx/lo 100
+	echo 3 > /proc/sys/vm/drop_caches
+	echo > "$TR/trace"
+	echo 1 > "$TR/events/ioweight/ioweight_fit/enable"
+	echo 1 > "$TR/events/ioweight/ioweight_vrate/enable"
+	t0=$(awk '{ print $1 }' /proc/uptime)
+	fio_start rr mx/lo "$dev" randread --iodepth=64 --offset=512M --size=256M
+	fio_start sr mx/hi "$dev" read --bs=128k --direct=0 --ioengine=psync \
+		--offset=0 --size=384M
+	if ! poll_until 30 cgroups_doing_io "$d" mx/hi mx/lo; then
+		emit "$name: the random reader did no IO within 30 s" \
+			"{\"part\":2,\"figure\":\"mix_trace\",\"dev\":\"$name\",\"error\":\"lo never did IO\"}"
+		fio_stop sr rr
+		cg_kill_rm mx
+		return
+	fi
+	hb=$(cg_bytes mx/hi "$d"); lb=$(cg_bytes mx/lo "$d")
+	sleep "$SECS"
+	hb2=$(cg_bytes mx/hi "$d"); lb2=$(cg_bytes mx/lo "$d")
+	fio_stop sr rr
+	echo 0 > "$TR/events/ioweight/enable"
+	hs=$(share $((hb2 - hb)) $((hb2 - hb + lb2 - lb)))
+	emit "$name: SR(500) vs RR(100): hi $(( (hb2 - hb) / SECS )) B/s, lo $(( (lb2 - lb) / SECS )) B/s, hi share $hs (target 0.8333)" \
+		"{\"part\":2,\"figure\":\"mix_trace\",\"dev\":\"$name\",\"hi_Bps\":$(( (hb2 - hb) / SECS )),\"lo_Bps\":$(( (lb2 - lb) / SECS )),\"hi_share\":$hs}"
+	echo "# $name: $(dev_line "$(iow_model_file)" "$d")"
+	echo "# $name: trace from the readers' start (s)"
+	sed -nE 's/^.* ([0-9]+\.[0-9]+): ioweight_(vrate|fit): [0-9:]+ (.*)$/\1 \2 \3/p' "$TR/trace" |
+		sed -E 's/ rq_wait=[0-9]+ns//' |
+		awk -v t0="$t0" '$2 == "fit" || /verdict=2/ || ++n % 8 == 0 { $1 = sprintf("%7.3f", $1 - t0); print "#   " $0 }'
+	cg_kill_rm mx
+}
+
+[ -b /dev/vdb ] || { echo "no /dev/vdb" >&2; exit 1; }
+case_of /dev/vdb 0
+case_of /dev/vdb 1
