@@ -61,3 +61,35 @@ verdict() { if in_range "$1" "$2" "$3"; then echo true; else echo false; fi; }
 
 # calc EXPR (awk arithmetic) -> number with 4 decimals
 calc() { awk "BEGIN { printf \"%.4f\n\", $1 }"; }
+
+# ---- ioweight tracepoints (qd1trace.sh, mixtrace.sh) ----------------------
+TR=/sys/kernel/tracing
+
+# trace_init: tracefs mounted, the ioweight events present, the boot clock
+# (that of /proc/uptime, so that event times can be taken relative to a
+# moment the script reads from /proc/uptime)
+trace_init() {
+	[ -d "$TR/events" ] || mount -t tracefs none "$TR"
+	[ -d "$TR/events/ioweight" ] || { echo "no ioweight tracepoints: not the ioweight kernel" >&2; exit 1; }
+	echo 16384 > "$TR/buffer_size_kb"
+	echo boot > "$TR/trace_clock"
+}
+
+# trace_off: every ioweight event off (for cleanup traps)
+trace_off() { [ ! -d "$TR/events/ioweight" ] || echo 0 > "$TR/events/ioweight/enable"; }
+
+# trace_fit_vrate: a fresh buffer with the fit and vrate events on
+trace_fit_vrate() {
+	echo > "$TR/trace"
+	echo 1 > "$TR/events/ioweight/ioweight_fit/enable"
+	echo 1 > "$TR/events/ioweight/ioweight_vrate/enable"
+}
+
+# trace_dump T0 N: the fit and vrate events, seconds since T0: every fit
+# sample, every vrate set from measured capacity (verdict=2), every Nth
+# other vrate event
+trace_dump() {
+	sed -nE 's/^.* ([0-9]+\.[0-9]+): ioweight_(vrate|fit): [0-9:]+ (.*)$/\1 \2 \3/p' "$TR/trace" |
+		sed -E 's/ rq_wait=[0-9]+ns//' |
+		awk -v t0="$1" -v n="$2" '$2 == "fit" || /verdict=2/ || ++k % n == 0 { $1 = sprintf("%7.3f", $1 - t0); print "#   " $0 }'
+}

@@ -17,19 +17,14 @@ source "$(cd "$(dirname "$0")" && pwd)/common.sh" 2> /dev/null ||
 measure_main "$0" "$@"
 
 SECS=$MEASURE_SECS
-TR=/sys/kernel/tracing
 
 cleanup() {
 	fio_stop sr rr 2> /dev/null || true
-	[ ! -d "$TR/events/ioweight" ] || echo 0 > "$TR/events/ioweight/enable"
+	trace_off
 	cg_kill_rm mx
 }
 trap cleanup EXIT
-
-[ -d "$TR/events" ] || mount -t tracefs none "$TR"
-[ -d "$TR/events/ioweight" ] || { echo "no ioweight tracepoints: not the ioweight kernel" >&2; exit 1; }
-echo 16384 > "$TR/buffer_size_kb"
-echo boot > "$TR/trace_clock"
+trace_init
 
 case_of() {
 	local dev=$1 rot=$2 name d t0 hb lb hb2 lb2 hs
@@ -42,9 +37,7 @@ case_of() {
 	cg_make mx/hi mx/lo
 	cg_weight mx/hi 500 && cg_weight mx/lo 100
 	echo 3 > /proc/sys/vm/drop_caches
-	echo > "$TR/trace"
-	echo 1 > "$TR/events/ioweight/ioweight_fit/enable"
-	echo 1 > "$TR/events/ioweight/ioweight_vrate/enable"
+	trace_fit_vrate
 	t0=$(awk '{ print $1 }' /proc/uptime)
 	fio_start rr mx/lo "$dev" randread --iodepth=64 --offset=512M --size=256M
 	fio_start sr mx/hi "$dev" read --bs=128k --direct=0 --ioengine=psync \
@@ -60,15 +53,13 @@ case_of() {
 	sleep "$SECS"
 	hb2=$(cg_bytes mx/hi "$d"); lb2=$(cg_bytes mx/lo "$d")
 	fio_stop sr rr
-	echo 0 > "$TR/events/ioweight/enable"
+	trace_off
 	hs=$(share $((hb2 - hb)) $((hb2 - hb + lb2 - lb)))
 	emit "$name: SR(500) vs RR(100): hi $(( (hb2 - hb) / SECS )) B/s, lo $(( (lb2 - lb) / SECS )) B/s, hi share $hs (target 0.8333)" \
 		"{\"part\":2,\"figure\":\"mix_trace\",\"dev\":\"$name\",\"hi_Bps\":$(( (hb2 - hb) / SECS )),\"lo_Bps\":$(( (lb2 - lb) / SECS )),\"hi_share\":$hs}"
 	echo "# $name: $(dev_line "$(iow_model_file)" "$d")"
 	echo "# $name: trace from the readers' start (s)"
-	sed -nE 's/^.* ([0-9]+\.[0-9]+): ioweight_(vrate|fit): [0-9:]+ (.*)$/\1 \2 \3/p' "$TR/trace" |
-		sed -E 's/ rq_wait=[0-9]+ns//' |
-		awk -v t0="$t0" '$2 == "fit" || /verdict=2/ || ++n % 8 == 0 { $1 = sprintf("%7.3f", $1 - t0); print "#   " $0 }'
+	trace_dump "$t0" 8
 	cg_kill_rm mx
 }
 

@@ -19,20 +19,14 @@ source "$(cd "$(dirname "$0")" && pwd)/common.sh" 2> /dev/null ||
 measure_main "$0" "$@"
 
 SECS=$MEASURE_SECS
-TR=/sys/kernel/tracing
 
 cleanup() {
 	fio_stop rd flood 2> /dev/null || true
-	[ ! -d "$TR/events/ioweight" ] || echo 0 > "$TR/events/ioweight/enable"
+	trace_off
 	cg_kill_rm q1
 }
 trap cleanup EXIT
-
-[ -d "$TR/events" ] || mount -t tracefs none "$TR"
-[ -d "$TR/events/ioweight" ] || { echo "no ioweight tracepoints: not the ioweight kernel" >&2; exit 1; }
-echo 16384 > "$TR/buffer_size_kb"
-# the clock of /proc/uptime, so that times count from the flood's start
-echo boot > "$TR/trace_clock"
+trace_init
 
 # reader LABEL DEVNAME DEV: one QD1 run of SECS; prints and emits its figures
 reader() {
@@ -60,9 +54,7 @@ case_of() {
 	cg_make q1/r q1/f
 	cg_weight q1/r 500 && cg_weight q1/f 100
 	reader solo "$name" "$dev"
-	echo > "$TR/trace"
-	echo 1 > "$TR/events/ioweight/ioweight_fit/enable"
-	echo 1 > "$TR/events/ioweight/ioweight_vrate/enable"
+	trace_fit_vrate
 	t0=$(awk '{ print $1 }' /proc/uptime)
 	fio_start flood q1/f "$dev" write --bs=1M --iodepth=16
 	poll_until 30 cgroups_doing_io "$d" q1/f
@@ -70,12 +62,10 @@ case_of() {
 	reader "flood run 1" "$name" "$dev"
 	reader "flood run 2" "$name" "$dev"
 	fio_stop flood
-	echo 0 > "$TR/events/ioweight/enable"
+	trace_off
 	echo "# $name: $(dev_line "$(iow_model_file)" "$d")"
 	echo "# $name: trace from the flood's start (s)"
-	sed -nE 's/^.* ([0-9]+\.[0-9]+): ioweight_(vrate|fit): [0-9:]+ (.*)$/\1 \2 \3/p' "$TR/trace" |
-		sed -E 's/ rq_wait=[0-9]+ns//' |
-		awk -v t0="$t0" '$2 == "fit" || /verdict=2/ || ++n % 4 == 0 { $1 = sprintf("%7.3f", $1 - t0); print "#   " $0 }'
+	trace_dump "$t0" 4
 	cg_kill_rm q1
 }
 
