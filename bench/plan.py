@@ -414,6 +414,26 @@ def load_plan(d):
         return json.load(f)
 
 
+def stale_notes(st, plan):
+    """Results of this method that the current kernels do not match, per
+    kernel build: after a new session's rebuild this says at once that a
+    bzImage is not byte-identical to the one the results were measured on."""
+    stale = {}
+    for r in st.stale:
+        parts = r["key"].split("/")
+        if len(parts) > 1 and parts[0] == plan["method_id"]:
+            stale[parts[1]] = stale.get(parts[1], 0) + 1
+    out = []
+    for kern, n in sorted(stale.items()):
+        k = kern.split("@")[0]
+        if k not in plan["kernels"]:
+            continue    # a narrowed run that leaves this kernel out
+        now = plan["kernels"][k].get("sha")
+        out.append(f"{n} results of {kern} are not counted: the {k} bzImage is now "
+                   f"{now or 'missing'} (a different source, config or toolchain)")
+    return out
+
+
 def cmd_plan(args):
     plan = make_plan(args, write=True)
     st = State(args.dir, plan)
@@ -422,20 +442,8 @@ def cmd_plan(args):
             n = sum(1 for c in plan["cells"] if c["kernel"] == k)
             print(f"NOTE no {k} kernel ({v['source']}): its {n} cells wait for it "
                   f"(make kernel KVARIANT={k})")
-    # results the current kernels do not match: after a new session's
-    # rebuild this says at once that the bzImage is not byte-identical
-    stale = {}
-    for r in st.stale:
-        parts = r["key"].split("/")
-        if len(parts) > 1 and parts[0] == plan["method_id"]:
-            stale[parts[1]] = stale.get(parts[1], 0) + 1
-    for kern, n in sorted(stale.items()):
-        k = kern.split("@")[0]
-        if k not in plan["kernels"]:
-            continue    # a narrowed run that leaves this kernel out
-        now = plan["kernels"][k].get("sha")
-        print(f"NOTE {n} results of {kern} are not counted: the {k} bzImage is now "
-              f"{now or 'missing'} (a different source, config or toolchain)")
+    for line in stale_notes(st, plan):
+        print(f"NOTE {line}")
     eta, nboots = st.eta()
     print(f"PLAN {plan['total_cells']} {len(st.done)} {len(st.runnable)} {len(st.blocked)} "
           f"{int(eta)} {nboots} {int(plan['est_seconds'])}")
@@ -475,6 +483,8 @@ def cmd_status(args):
               f"{', '.join(c['key'].split('/', 2)[2] for c in st.cut[:5])}")
     if st.stale:
         print(f"ignored: {len(st.stale)} results of an older kernel build or method")
+        for line in stale_notes(st, plan):
+            print(f"  {line}")
     print(f"calibrated devices: {', '.join(sorted(st.calib)) or 'none yet'}")
     if st.runnable:
         eta, nboots = st.eta()
