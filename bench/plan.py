@@ -429,8 +429,9 @@ def stale_notes(st, plan):
         if k not in plan["kernels"]:
             continue    # a narrowed run that leaves this kernel out
         now = plan["kernels"][k].get("sha")
-        out.append(f"{n} results of {kern} are not counted: the {k} bzImage is now "
-                   f"{now or 'missing'} (a different source, config or toolchain)")
+        why = (f"the {k} bzImage is now {now} (a different source, config or toolchain)"
+               if now else f"no {k} bzImage yet (make kernel KVARIANT={k})")
+        out.append(f"{n} results of {kern} are not counted: {why}")
     return out
 
 
