@@ -33,7 +33,11 @@ export CCACHE_BASEDIR=$top CCACHE_NOHASHDIR=1 CCACHE_COMPILERCHECK=content
 # on any machine and after any number of rebuilds (the build counter in
 # UTS_VERSION would otherwise count links), so the benchmark, which keys
 # its committed results by the bzImage's sha256, can resume across sessions.
-export KBUILD_BUILD_TIMESTAMP="ioweight" KBUILD_BUILD_USER=ioweight KBUILD_BUILD_HOST=guest
+# The timestamp must be a date that date(1) reads: usr/gen_initramfs.sh
+# stamps the built-in initramfs with it and, when it cannot parse it,
+# with the current time, which gave every machine its own bzImage.
+export KBUILD_BUILD_TIMESTAMP="2026-01-01 00:00:00 UTC"
+export KBUILD_BUILD_USER=ioweight KBUILD_BUILD_HOST=guest
 export KBUILD_BUILD_VERSION=1
 cc="gcc"
 command -v ccache >/dev/null && cc="ccache gcc"
@@ -42,7 +46,8 @@ kmake() { make -s -C "$tree" O="$out" CC="$cc" HOSTCC="$cc" "$@"; }
 head=$(git -C "$tree" rev-parse HEAD 2>/dev/null || echo nogit)
 # the content of uncommitted changes, not just which files carry them
 dirty=$(git -C "$tree" diff HEAD 2>/dev/null | sha1sum | cut -c1-12)
-stamp=$(cat "${frags[@]}" | sha1sum | cut -c1-12)-$head-$dirty
+# this script's settings (KBUILD_BUILD_*) are part of what is built
+stamp=$(cat "${frags[@]}" "$0" | sha1sum | cut -c1-12)-$head-$dirty
 if [ -z "${FORCE:-}" ] && [ -f "$out/arch/x86/boot/bzImage" ] &&
    [ "$(cat "$out/.ioweight-stamp" 2>/dev/null)" = "$stamp" ]; then
 	step "up to date ($out/arch/x86/boot/bzImage)"
@@ -72,6 +77,9 @@ if [ "$(cat "$out/.ioweight-config" 2>/dev/null)" != "$fragsum" ] || [ ! -f "$ou
 	echo "$fragsum" > "$out/.ioweight-config"
 fi
 
+# kbuild does not see KBUILD_BUILD_TIMESTAMP change in the initramfs it
+# stamps (usr/): make it anew, it takes a second
+rm -f "$out/usr/initramfs_data.cpio"
 step "building bzImage with -j$jobs ($cc) in $out"
 start=$(date +%s)
 if ! kmake -j"$jobs" bzImage > "$out/build.log" 2>&1; then
