@@ -10,7 +10,9 @@
 # doing IO; prints each group's share of the device bytes (target 83.3/16.7:
 # the disk charges per 4 KiB, so bytes are device time) and its normalised
 # IOPS, as JSON lines under build/measure/, then the trace from the start:
-# every ioweight_fit sample and every 8th ioweight_vrate event.
+# every ioweight_fit sample and every 8th ioweight_vrate event. Then the
+# bench's "SR vs SR" cell on rotational=0: two such buffered readers, where
+# the 2026-12-05 bench gave the weight-100 reader 97% of the device.
 set -euo pipefail
 source "$(cd "$(dirname "$0")" && pwd)/common.sh" 2> /dev/null ||
 	source /ioweight/kernel/measure/common.sh
@@ -27,8 +29,8 @@ trap cleanup EXIT
 trace_init
 
 case_of() {
-	local dev=$1 rot=$2 name d t0 hb lb hb2 lb2 hs
-	name=$(basename "$dev")-rot$rot
+	local dev=$1 rot=$2 lo=${3:-rr} name d t0 hb lb hb2 lb2 hs
+	name=$(basename "$dev")-rot$rot$([ "$lo" = rr ] || echo "-sr-vs-sr")
 	set_rotational "$dev" "$rot"
 	d=$(dev_majmin "$dev")
 	prep_device "$dev"
@@ -39,7 +41,12 @@ case_of() {
 	echo 3 > /proc/sys/vm/drop_caches
 	trace_fit_vrate
 	t0=$(awk '{ print $1 }' /proc/uptime)
-	fio_start rr mx/lo "$dev" randread --iodepth=64 --offset=512M --size=256M
+	if [ "$lo" = rr ]; then
+		fio_start rr mx/lo "$dev" randread --iodepth=64 --offset=512M --size=256M
+	else
+		fio_start rr mx/lo "$dev" read --bs=128k --direct=0 --ioengine=psync \
+			--offset=512M --size=384M
+	fi
 	fio_start sr mx/hi "$dev" read --bs=128k --direct=0 --ioengine=psync \
 		--offset=0 --size=384M
 	if ! poll_until 30 cgroups_doing_io "$d" mx/hi mx/lo; then
@@ -55,7 +62,7 @@ case_of() {
 	fio_stop sr rr
 	trace_off
 	hs=$(share $((hb2 - hb)) $((hb2 - hb + lb2 - lb)))
-	emit "$name: SR(500) vs RR(100): hi $(( (hb2 - hb) / SECS )) B/s, lo $(( (lb2 - lb) / SECS )) B/s, hi share $hs (target 0.8333)" \
+	emit "$name: SR(500) vs ${lo^^}(100): hi $(( (hb2 - hb) / SECS )) B/s, lo $(( (lb2 - lb) / SECS )) B/s, hi share $hs (target 0.8333)" \
 		"{\"part\":2,\"figure\":\"mix_trace\",\"dev\":\"$name\",\"hi_Bps\":$(( (hb2 - hb) / SECS )),\"lo_Bps\":$(( (lb2 - lb) / SECS )),\"hi_share\":$hs}"
 	echo "# $name: $(dev_line "$(iow_model_file)" "$d")"
 	echo "# $name: trace from the readers' start (s)"
@@ -66,3 +73,4 @@ case_of() {
 [ -b /dev/vdb ] || { echo "no /dev/vdb" >&2; exit 1; }
 case_of /dev/vdb 0
 case_of /dev/vdb 1
+case_of /dev/vdb 0 sr
