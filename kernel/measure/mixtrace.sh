@@ -21,7 +21,7 @@ measure_main "$0" "$@"
 SECS=$MEASURE_SECS
 
 cleanup() {
-	fio_stop sr rr 2> /dev/null || true
+	fio_stop hi lo 2> /dev/null || true
 	trace_off
 	cg_kill_rm mx
 }
@@ -42,24 +42,24 @@ case_of() {
 	trace_fit_vrate
 	t0=$(awk '{ print $1 }' /proc/uptime)
 	if [ "$lo" = rr ]; then
-		fio_start rr mx/lo "$dev" randread --iodepth=64 --offset=512M --size=256M
+		fio_start lo mx/lo "$dev" randread --iodepth=64 --offset=512M --size=256M
 	else
-		fio_start rr mx/lo "$dev" read --bs=128k --direct=0 --ioengine=psync \
+		fio_start lo mx/lo "$dev" read --bs=128k --direct=0 --ioengine=psync \
 			--offset=512M --size=384M
 	fi
-	fio_start sr mx/hi "$dev" read --bs=128k --direct=0 --ioengine=psync \
+	fio_start hi mx/hi "$dev" read --bs=128k --direct=0 --ioengine=psync \
 		--offset=0 --size=384M
 	if ! poll_until 30 cgroups_doing_io "$d" mx/hi mx/lo; then
 		emit "$name: the random reader did no IO within 30 s" \
 			"{\"part\":2,\"figure\":\"mix_trace\",\"dev\":\"$name\",\"error\":\"lo never did IO\"}"
-		fio_stop sr rr
+		fio_stop hi lo
 		cg_kill_rm mx
 		return
 	fi
 	hb=$(cg_bytes mx/hi "$d"); lb=$(cg_bytes mx/lo "$d")
 	sleep "$SECS"
 	hb2=$(cg_bytes mx/hi "$d"); lb2=$(cg_bytes mx/lo "$d")
-	fio_stop sr rr
+	fio_stop hi lo
 	trace_off
 	hs=$(share $((hb2 - hb)) $((hb2 - hb + lb2 - lb)))
 	emit "$name: SR(500) vs ${lo^^}(100): hi $(( (hb2 - hb) / SECS )) B/s, lo $(( (lb2 - lb) / SECS )) B/s, hi share $hs (target 0.8333)" \
