@@ -6,7 +6,8 @@ usage: bench/plan.py plan   --mode full|quick --dir DIR [SELECTION]
        bench/plan.py next   --dir DIR [--budget-left SECONDS]
        bench/plan.py after  --dir DIR --kernel K --boot ID --offset BYTES --rc RC
        bench/plan.py estimate --mode full|quick [SELECTION]
-SELECTION: [--devices a,b] [--controllers a,b] [--repeat N] [--kernels-dir build]
+SELECTION: [--devices a,b] [--controllers a,b] [--repeat N] [--combos HI+LO,..]
+           [--kernels-dir build]
 
 A run directory DIR is the state of one benchmark run. `plan` writes
 DIR/plan.json: every cell of the run in the order to measure it, each with a
@@ -212,9 +213,29 @@ def selection(args):
     return repeat, devices, ctrls
 
 
-def build_cells(mode_name, repeat, devices, ctrls, kinfo):
+def combos_of(args):
+    """The mode's combinations, or those of --combos HI+LO,... with the solo
+    of every workload in them (each group's throughput is normalised to its
+    solo): a narrowed run to look at a few pairs."""
+    mode = MODES[args.mode]
+    if not getattr(args, "combos", None):
+        return mode["combos"]
+    want = []
+    for item in args.combos.split(","):
+        parts = item.split("+")
+        if len(parts) != 2 or parts[0] not in WORKLOADS or \
+                parts[1] not in WORKLOADS + ["none"]:
+            sys.exit(f"plan: --combos takes HI+LO pairs of {', '.join(WORKLOADS)} "
+                     f"(LO may be none), not '{item}'")
+        want.append([parts[0], None if parts[1] == "none" else parts[1]])
+    solos = {w for pair in want for w in pair if w}
+    return [c for c in ALL_COMBOS if c in want or (c[1] is None and c[0] in solos)]
+
+
+def build_cells(mode_name, repeat, devices, ctrls, kinfo, combos=None):
     """Every cell of the run, in measuring order, with its key."""
     mode = MODES[mode_name]
+    combos = combos or mode["combos"]
     mid = method_id(mode_name)
     kernels = [k for k in KERNELS if any(KERNEL_OF[c] == k for c in ctrls)]
     if not kernels and "none" in ctrls:
@@ -242,7 +263,7 @@ def build_cells(mode_name, repeat, devices, ctrls, kinfo):
                                       "key": f"{base}/{c}/overhead/r{rep}"})
                     continue
                 for c in mine:
-                    for hi, lo in mode["combos"]:
+                    for hi, lo in combos:
                         if c == "none" and k != full_none and lo is not None:
                             continue
                         cells.append({"kind": "cell", "kernel": k, "device": dname,
@@ -368,7 +389,7 @@ def make_plan(args, write):
     repeat, devices, ctrls = selection(args)
     needed = [k for k in KERNELS if any(KERNEL_OF[c] == k for c in ctrls)] or ["baseline"]
     kinfo = kernel_info(args.kernels_dir, needed)
-    cells = build_cells(args.mode, repeat, devices, ctrls, kinfo)
+    cells = build_cells(args.mode, repeat, devices, ctrls, kinfo, combos_of(args))
     plan = {"mode": args.mode, "method_id": method_id(args.mode), "method": method(args.mode),
             "repeat": repeat, "devices": devices, "controllers": ctrls,
             "kernels": kinfo, "cells": cells, "total_cells": len(cells),
@@ -453,7 +474,7 @@ def cmd_plan(args):
 def cmd_estimate(args):
     repeat, devices, ctrls = selection(args)
     kinfo = {k: {"sha": "x"} for k in KERNELS}
-    cells = build_cells(args.mode, repeat, devices, ctrls, kinfo)
+    cells = build_cells(args.mode, repeat, devices, ctrls, kinfo, combos_of(args))
     k = consts(args.mode)
     est, nboots = remaining_estimate(cells, k["cell"], k, set())
     print(f"ESTIMATE {len(cells)} {int(est)} {nboots}")
@@ -626,6 +647,7 @@ def main():
         p.add_argument("--devices")
         p.add_argument("--controllers")
         p.add_argument("--repeat", type=int)
+        p.add_argument("--combos")
         p.add_argument("--kernels-dir", default="build")
         if name != "estimate":
             p.add_argument("--dir", required=True)

@@ -3,6 +3,7 @@
 #
 # usage: bench/run.sh --full|--quick [--budget MIN] [--status] [--fresh]
 #                     [--devices D,D] [--controllers C,C] [--repeat N]
+#                     [--combos HI+LO,HI+LO]
 #                     [--out-dir DIR] [--no-analyze] [--analyze-only]
 #   --full         every device, the 20 combinations, 3 repeats (hours, so it
 #                  is resumable: its state is bench/state/full, committed so
@@ -18,6 +19,9 @@
 #   --devices      virtio, nullb, nullb-nodelay (overhead) — see bench/plan.py
 #   --controllers  none, iocost, iocost-tuned, bfq, ioweight, ioweight-tuned
 #   --repeat N     repeats per cell (default 3 full, 1 quick)
+#   --combos       only these pairs (randread+seqread, seqread+none, ...) and
+#                  the solos of their workloads: to look at a few pairs (use
+#                  with --out-dir, away from the full run's state)
 #   --out-dir DIR  run directory (the state; default bench/state/full for
 #                  --full, build/bench/<time>-quick for --quick); an existing
 #                  one is resumed
@@ -42,7 +46,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 py=/usr/bin/python3 # Debian's, with matplotlib (python3-matplotlib)
 [ -x "$py" ] || py=python3
-mode="" devices="" ctrls="" repeat="" outdir="" analyze=1 budget=${BENCH_BUDGET:-} status=""
+mode="" devices="" ctrls="" combos="" repeat="" outdir="" analyze=1 budget=${BENCH_BUDGET:-} status=""
 fresh="" analyze_only=""
 fake=${BENCH_FAKE_GUEST:-}
 kdir=${BENCH_KERNELS_DIR:-build}
@@ -71,6 +75,7 @@ parse_args() {
 		--fresh) fresh=1; shift ;;
 		--devices) devices=$2; shift 2 ;;
 		--controllers) ctrls=$2; shift 2 ;;
+		--combos) combos=$2; shift 2 ;;
 		--repeat) repeat=$2; shift 2 ;;
 		--out-dir) outdir=$2; shift 2 ;;
 		--no-analyze) analyze=""; shift ;;
@@ -103,6 +108,7 @@ selection() { # the arguments that choose the cells, for bench/plan.py
 	[ -z "$devices" ] || sel+=(--devices "$devices")
 	[ -z "$ctrls" ] || sel+=(--controllers "$ctrls")
 	[ -z "$repeat" ] || sel+=(--repeat "$repeat")
+	[ -z "$combos" ] || sel+=(--combos "$combos")
 }
 
 check_prereqs() {
@@ -263,7 +269,7 @@ analyze_state() {
 	# --publish: a standard run (nothing narrowed) that is complete goes to
 	# bench/results; anything else (partial, narrowed, fake) to DIR/results
 	local publish=""
-	[ -n "$devices$ctrls$repeat" ] || publish=--publish
+	[ -n "$devices$ctrls$combos$repeat" ] || publish=--publish
 	say "analysis"
 	"$py" bench/analyze.py $publish "$outdir"
 }
