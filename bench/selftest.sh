@@ -95,6 +95,14 @@ check "--quick: 44 cells, model estimate $qsecs s <= 15 min" test "$qcells" = 44
 BENCH_TIME_SCALE=1 "$py" bench/plan.py estimate --mode full > "$base/full.est"
 read -r _ fcells fsecs fboots < "$base/full.est"
 say "full run: $fcells cells, ~$((fsecs / 60)) min by the model, $fboots boots"
+# --combos: the pairs asked for and the solos of their workloads, nothing else
+"$py" bench/plan.py estimate --mode full --devices virtio --controllers ioweight \
+	--repeat 1 --combos seqread+randread,seqread+seqread > "$base/combos.est"
+read -r _ ccells _ < "$base/combos.est"
+check "--combos seqread+randread,seqread+seqread: 4 cells ($ccells)" test "$ccells" = 4
+check "--combos refuses a malformed pair" \
+	sh -c '! "$1" bench/plan.py estimate --mode full --combos seqread-randread 2> "$2" &&
+		grep -q "not .seqread-randread." "$2"' _ "$py" "$base/combos.err"
 
 say "2. budget of 15 s: a clean stop"
 s=$(date +%s)
