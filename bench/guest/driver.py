@@ -456,6 +456,10 @@ def run_cell(cell, d, plan, tmp):
             # growth of the group's pages under writeback over the window.
             sub = dl.get("rbytes", 0) + dl.get("wbytes", 0)
             res["groups"][g]["iostat"] = dl
+            # the controller's gauges (vrate, hweight, usage) as the window
+            # closed: their deltas above mean nothing
+            res["groups"][g]["iostat_end"] = {
+                k: v for k, v in s1[g].items() if "." in k}
             res["groups"][g]["submitted_bytes"] = sub
             res["groups"][g]["writeback_bytes"] = [b0[g], b1[g]]
             res["groups"][g]["dev_bytes"] = sub - (b1[g] - b0[g])
