@@ -232,10 +232,8 @@ def combos_of(args):
     return [c for c in ALL_COMBOS if c in want or (c[1] is None and c[0] in solos)]
 
 
-def build_cells(mode_name, repeat, devices, ctrls, kinfo, combos=None):
+def build_cells(mode_name, repeat, devices, ctrls, kinfo, combos):
     """Every cell of the run, in measuring order, with its key."""
-    mode = MODES[mode_name]
-    combos = combos or mode["combos"]
     mid = method_id(mode_name)
     kernels = [k for k in KERNELS if any(KERNEL_OF[c] == k for c in ctrls)]
     if not kernels and "none" in ctrls:
