@@ -128,7 +128,9 @@ MEASURE = {"iodepth": 64, "memory_max": 128 << 20, "cpu_flag": 0.70,
            "fio_stop": "sigint-after-window",
            # the ramp starts when every group's io.stat has moved (fio takes
            # 1-5 s to start under TCG), not at a fixed second after fio starts
-           "window_start": "io-start+ramp", "io_start_timeout": 20}
+           "window_start": "io-start+ramp", "io_start_timeout": 20,
+           # raw-device jobs do not BLKFLSBUF (sync) the writer's filesystem
+           "fio_invalidate": 0}
 
 # Time model, seconds. Per cell beyond ramp + window: fio start-up under TCG
 # (1-5 s to its first IO, ~3 typical), its exit, sync and drop_caches; per boot: QEMU start, kernel boot,
