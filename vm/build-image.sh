@@ -36,6 +36,15 @@ sources=$("$top/vm/apt-sources.sh")
 
 mkdir -p "$dir"
 rootfs=$dir/rootfs
+# a build killed inside mmdebstrap (a session's hard stop) leaves proc,
+# sysfs and devpts mounted in the rootfs, where rm -rf would fail on them:
+# unmount those first, deepest first
+if [ -d "$rootfs" ]; then
+	findmnt -rn -o TARGET | awk -v r="$rootfs/" 'index($0, r) == 1' | sort -r |
+		while read -r m; do
+			umount -l "$m" || die "cannot unmount $m left by an earlier build"
+		done
+fi
 rm -rf "$rootfs" "$out.tmp"
 start=$(date +%s)
 step "mmdebstrap bookworm minbase + $(echo "$pkgs" | tr ',' ' ' | wc -w) packages (about 2-4 min)"
