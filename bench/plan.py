@@ -130,7 +130,12 @@ MEASURE = {"iodepth": 64, "memory_max": 128 << 20, "cpu_flag": 0.70,
            # 1-5 s to start under TCG), not at a fixed second after fio starts
            "window_start": "io-start+ramp", "io_start_timeout": 20,
            # raw-device jobs do not BLKFLSBUF (sync) the writer's filesystem
-           "fio_invalidate": 0}
+           "fio_invalidate": 0,
+           # overhead: besides the on and off cells, each controller's cell
+           # switches it off and on in ABBA order under one fio job
+           # (segments of 2 s after 0.5 s to settle): the ratio reported
+           "overhead": "interleaved-abba", "overhead_segments": 8,
+           "overhead_segment_s": 2.0, "overhead_settle_s": 0.5}
 
 # Time model, seconds. Per cell beyond ramp + window: fio start-up under TCG
 # (1-5 s to its first IO, ~3 typical), its exit, sync and drop_caches; per boot: QEMU start, kernel boot,

@@ -135,6 +135,30 @@ check "PARTIAL in the JSON" grep -q '"partial": true' "$dir"/results/*-virtio.js
 check "PARTIAL in COMMAND.txt" has "PARTIAL" "$dir"/results/*-COMMAND.txt
 check "a plot" test -s "$(ls "$dir"/results/*-virtio.png)"
 check "bench/results untouched" test -z "$(git status --porcelain bench/results)"
+# the overhead ratio comes from the interleaved on/off segments of a cell when
+# it has them, not from the medians of cells taken apart
+ovh_check() {
+	"$py" - <<'PYEOF'
+import sys
+sys.path.insert(0, "bench")
+import analyze
+def rec(ctrl, iops, rep, inter=None):
+    r = {"kind": "overhead", "kernel": "ioweight", "ctrl": ctrl, "rep": rep,
+         "cpu_busy": 0.5, "groups": {"hi": {"fio": {"read": {"iops": iops}}}}}
+    if inter:
+        r["interleaved"] = {"ratio": inter, "on_iops": 1000 * inter, "off_iops": 1000}
+    return r
+recs = [rec("none", 40000, i) for i in range(3)]
+recs += [rec("ioweight", 30000, i, r) for i, r in enumerate((0.95, 0.97, 0.90))]
+o = analyze.overhead(recs)["ioweight"]
+assert abs(o["ratio"] - 0.95) < 1e-9, o
+assert abs(o["separate_cells_ratio"] - 0.75) < 1e-9, o
+assert o["method"].startswith("interleaved"), o
+o = analyze.overhead(recs[:3] + [rec("ioweight", 30000, 0)])["ioweight"]
+assert abs(o["ratio"] - 0.75) < 1e-9 and o["method"] == "separate cells", o
+PYEOF
+}
+check "overhead: the interleaved ratio is reported, separate cells the fallback" ovh_check
 
 say "5. a session killed hard mid-cell, and half a line at the end of the log"
 setsid bench/run.sh "${sel[@]}" > "$log" 2>&1 &

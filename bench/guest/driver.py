@@ -261,10 +261,11 @@ def ctrl_off(d, notes):
     wr(d.sys + "/queue/scheduler", "none")
 
 
-def ctrl_apply(ctrl, d):
+def ctrl_apply(ctrl, d, wait_idle=True):
     """Switch device d to controller ctrl; returns the root files' state."""
     notes = []
-    d.idle()
+    if wait_idle:
+        d.idle()
     ctrl_off(d, notes)
     base = ctrl.split("-")[0]
     if base == "bfq":
@@ -482,6 +483,70 @@ def run_cell(cell, d, plan, tmp):
                              + f" within {plan.get('io_start_timeout', 20)} s of fio's start")
     res.update(window_s=w1 - w0, start_offset_s=w0 - t0, io_start_s=io_start, cpu_busy=busy,
                cpu_flag=cell["kind"] == "cell" and busy > plan["cpu_flag"])
+    if cell["kind"] == "overhead" and cell["ctrl"] != "none" and not res["errors"]:
+        res["interleaved"] = interleave_overhead(cell["ctrl"], d, plan, tmp)
+    return res
+
+
+def overhead_segments(plan):
+    """The on/off order of an interleaved overhead measurement: ABBA blocks,
+    so that a drift in the guest's speed (the host's load) that is linear
+    over a block weighs on both states alike."""
+    return ["on", "off", "off", "on"] * (plan.get("overhead_segments", 8) // 4)
+
+
+def interleave_overhead(ctrl, d, plan, tmp):
+    """One fio randread job at QD64 on the CPU-bound device while the
+    controller is switched off and on in ABBA order; each segment's IOPS
+    from the device's completions, after a settling time. Separate on and
+    off cells, minutes or boots apart, differed by up to 40 % on a loaded
+    host: more than the overhead being measured."""
+    seg_s = plan.get("overhead_segment_s", 2.0)
+    settle = plan.get("overhead_settle_s", 0.5)
+    order = overhead_segments(plan)
+    total = plan["ramp"] + len(order) * (seg_s + settle) + 10
+    out = f"{tmp}/interleave.json"
+    a, _ = fio_args("randread", "hi", d, plan, out)
+    a = [x for x in a if not x.startswith(("--runtime=", "--ramp_time="))]
+    a += [f"--runtime={int(total)}"]
+    p = start_in_cgroup(a, f"{BENCH_CG}/hi")
+    segs, notes = [], []
+    try:
+        start = wait_io_start({"hi": lambda: iostat_bytes(f"{BENCH_CG}/hi", d.devno)},
+                              plan.get("io_start_timeout", 20))
+        if start["hi"] is None:
+            return {"error": "no IO within the start timeout"}
+        time.sleep(plan["ramp"])
+        for state in order:
+            if state == "on":
+                ctrl_apply(ctrl, d, wait_idle=False)
+            else:
+                ctrl_off(d, notes)
+            time.sleep(settle)
+            k0, t0 = disk_stat(d), time.time()
+            time.sleep(seg_s)
+            k1, t1 = disk_stat(d), time.time()
+            if p.poll() is not None:
+                return {"error": "fio ended during the segments", "segments": segs}
+            segs.append({"state": state,
+                         "iops": (k1["read"] - k0["read"]) / 4096 / (t1 - t0)})
+    finally:
+        if p.poll() is None:
+            p.send_signal(signal.SIGINT)
+        try:
+            p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+        # the cells after this one expect the controller on
+        ctrl_apply(ctrl, d, wait_idle=False)
+    on = [x["iops"] for x in segs if x["state"] == "on"]
+    off = [x["iops"] for x in segs if x["state"] == "off"]
+    res = {"segments": segs, "segment_s": seg_s, "settle_s": settle,
+           "on_iops": sum(on) / len(on), "off_iops": sum(off) / len(off)}
+    res["ratio"] = res["on_iops"] / res["off_iops"] if res["off_iops"] else None
+    if notes:
+        res["notes"] = notes
     return res
 
 
@@ -536,6 +601,11 @@ def fake_cell(cell, plan, rng):
         iops = byts / 4096 / window
         if cell["kind"] == "overhead":
             iops = 50000 * (1.0 if cell["ctrl"] == "none" else rng.uniform(0.85, 0.99))
+            if cell["ctrl"] != "none":
+                segs = [{"state": st, "iops": iops if st == "on" else 50000.0}
+                        for st in overhead_segments(plan)]
+                res["interleaved"] = {"segments": segs, "on_iops": iops,
+                                      "off_iops": 50000.0, "ratio": iops / 50000.0}
         res["groups"][g] = {
             "workload": w, "weight": GROUPS[g], "fio_rc": 128, "fio_stopped": "sigint",
             "fio": {dirn: {"bw_bytes": byts / window, "iops": iops, "io_bytes": byts,
