@@ -62,6 +62,13 @@ verdict() { if in_range "$1" "$2" "$3"; then echo true; else echo false; fi; }
 # calc EXPR (awk arithmetic) -> number with 4 decimals
 calc() { awk "BEGIN { printf \"%.4f\n\", $1 }"; }
 
+# pair_figures DEV HI LO: "HI_SHARE TOTAL_IOPS" of 4k QD32 rand-read in the
+# cgroups HI and LO at once, over MEASURE_SECS (part2.sh, wctrace.sh)
+pair_figures() {
+	compete "$1" randread "$MEASURE_SECS" "$2" "$3" | shares_of |
+		awk -v s="$MEASURE_SECS" -v hi="$2" '$1 == hi { h = $3 } { t += $2 } END { printf "%s %.1f\n", h, t / s }'
+}
+
 # ---- ioweight tracepoints (qd1trace.sh, mixtrace.sh) ----------------------
 TR=/sys/kernel/tracing
 

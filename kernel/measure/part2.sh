@@ -38,11 +38,8 @@ auto() {
 	[ "$(iow_kind)" = none ] || iow_enable_auto "$1"
 }
 
-# pair_total DEV: "HI_SHARE TOTAL_IOPS" of hi/lo (weights already set)
-pair() {
-	compete "$1" randread "$SECS" m2/hi m2/lo | shares_of |
-		awk -v s="$SECS" '$1 == "m2/hi" { h = $3 } { t += $2 } END { printf "%s %.1f\n", h, t / s }'
-}
+# pair DEV: "HI_SHARE TOTAL_IOPS" of hi/lo (weights already set)
+pair() { pair_figures "$1" m2/hi m2/lo; }
 
 # fio_json NAME: "IOPS P99_US" of the reads of a finished fio job
 fio_json() {

@@ -15,8 +15,6 @@ source "$(cd "$(dirname "$0")" && pwd)/common.sh" 2> /dev/null ||
 	source /ioweight/kernel/measure/common.sh
 measure_main "$0" "$@"
 
-SECS=$MEASURE_SECS
-
 cleanup() {
 	fio_stop job0 job1 2> /dev/null || true
 	trace_off
@@ -25,12 +23,6 @@ cleanup() {
 trap cleanup EXIT
 trace_init
 
-# total DEV: "TOTAL_IOPS HI_SHARE" of the pair wc/hi, wc/lo
-total() {
-	compete "$1" randread "$SECS" wc/hi wc/lo | shares_of |
-		awk -v s="$SECS" '$1 == "wc/hi" { h = $3 } { t += $2 } END { printf "%.1f %s\n", t / s, h }'
-}
-
 case_of() {
 	local dev=$1 rot=$2 name none auto share t0
 	name=$(basename "$dev")${rot:+-rot$rot}
@@ -38,12 +30,12 @@ case_of() {
 	prep_device "$dev"
 	cg_make wc/hi wc/lo
 	cg_weight wc/hi 500 && cg_weight wc/lo 100
-	read -r none _ < <(total "$dev")
+	read -r _ none < <(pair_figures "$dev" wc/hi wc/lo)
 	iow_model_auto "$dev"
 	iow_enable_auto "$dev"
 	trace_fit_vrate
 	t0=$(awk '{ print $1 }' /proc/uptime)
-	read -r auto share < <(total "$dev")
+	read -r share auto < <(pair_figures "$dev" wc/hi wc/lo)
 	trace_off
 	emit "$name: pair at 500:100 $auto IOPS of no control's $none ($(calc "100 * $auto / $none")%), hi share $share" \
 		"{\"figure\":\"wc_trace\",\"dev\":\"$name\",\"none_iops\":$none,\"iops\":$auto,\"hi_share\":$share}"
