@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The QD1-reader-against-a-write-flood case of part2.sh, sampled from
+# io.stat every 250 ms or as often as the guest manages: the reader's IOPS,
+# the flood's bytes in 4k units per second, both groups' usage, hweight and
+# budget wait, and the device's vrate. Shows who takes what share of a
+# byte-priced device, sample by sample, and whether the reader keeps its
+# hweight while it waits behind the flood's writes.
+#
+#   kernel/measure/qd1stat.sh [--kernel ioweight|PATH] [--secs N]
+#
+# For vdb rotational=0, vdb rotational=1 and nullb0: the reader alone for N
+# s, then with the flood for N s (sampled). JSON lines: the reader's IOPS
+# solo and with the flood.
+set -euo pipefail
+source "$(cd "$(dirname "$0")" && pwd)/common.sh" 2> /dev/null ||
+	source /ioweight/kernel/measure/common.sh
+measure_main "$0" "$@"
+
+SECS=$MEASURE_SECS
+
+cleanup() {
+	fio_stop rd flood 2> /dev/null || true
+	cg_kill_rm q1
+}
+trap cleanup EXIT
+
+# stat_line CG MAJ:MIN: "rios wbytes vrate usage hweight wait_us" of the group
+stat_line() {
+	dev_line "$IOW_CG/$1/io.stat" "$2" | awk '{
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		printf "%d %d %s %s %s %d\n", v["rios"], v["wbytes"], v["ioweight.vrate"],
+			v["ioweight.usage"], v["ioweight.hweight"], v["ioweight.wait_us"] }'
+}
+
+sample() {
+	local d=$1 secs=$2 t0 now prev r0 w0 rr ww ra wa
+	t0=$(date +%s%N); prev=$t0
+	read -r r0 _ _ _ _ ra < <(stat_line q1/r "$d")
+	read -r _ w0 _ _ _ wa < <(stat_line q1/f "$d")
+	echo "#   t(s)  rd_iops fl_4k/s  vrate  rd_use rd_hw  fl_use fl_hw  rd_wait fl_wait(ms/s)"
+	while :; do
+		sleep 0.25
+		now=$(date +%s%N)
+		local rv ru rh rw fu fh fw
+		read -r rr _ rv ru rh rw < <(stat_line q1/r "$d")
+		read -r _ ww _ fu fh fw < <(stat_line q1/f "$d")
+		awk -v t=$(((now - t0) / 1000000)) -v dt=$(((now - prev) / 1000000)) \
+			-v r=$((rr - r0)) -v w=$((ww - w0)) \
+			-v v="$rv" -v ru="$ru" -v rh="$rh" -v fu="$fu" -v fh="$fh" \
+			-v rwt=$((rw - ra)) -v fwt=$((fw - wa)) 'BEGIN {
+			printf "#  %6.2f %7.0f %7.0f %6s %7s %5s %7s %5s %8.0f %8.0f\n",
+				t / 1000, r * 1000 / dt, w / 4096 * 1000 / dt, v, ru, rh, fu, fh,
+				rwt / dt, fwt / dt }'
+		r0=$rr; w0=$ww; ra=$rw; wa=$fw; prev=$now
+		[ $(((now - t0) / 1000000000)) -lt "$secs" ] || break
+	done
+}
+
+# rd_iops: the reader's IOPS from its last fio run
+rd_iops() {
+	python3 -c 'import json, sys; print("%.1f" % json.load(open(sys.argv[1]))["jobs"][0]["read"]["iops"])' "$IOW_TMP/rd.json"
+}
+
+case_of() {
+	local dev=$1 rot=$2 name d solo flood
+	name=$(basename "$dev")${rot:+-rot$rot}
+	[ -z "$rot" ] || set_rotational "$dev" "$rot"
+	d=$(dev_majmin "$dev")
+	prep_device "$dev"
+	iow_model_auto "$dev"
+	iow_enable_auto "$dev"
+	cg_make q1/r q1/f
+	cg_weight q1/r 500 && cg_weight q1/f 100
+	FIO_RUNTIME=$SECS fio_start rd q1/r "$dev" randread --iodepth=1
+	fio_wait rd
+	solo=$(rd_iops)
+	fio_start flood q1/f "$dev" write --bs=1M --iodepth=16
+	poll_until 30 cgroups_doing_io "$d" q1/f
+	FIO_RUNTIME=$((SECS + 1)) fio_start rd q1/r "$dev" randread --iodepth=1
+	sample "$d" "$SECS"
+	fio_wait rd
+	flood=$(rd_iops)
+	emit "$name: QD1 reader solo $solo IOPS, with the flood $flood IOPS" \
+		"{\"part\":2,\"figure\":\"qd1_stat\",\"dev\":\"$name\",\"solo_iops\":$solo,\"flood_iops\":$flood}"
+	fio_stop flood
+	echo "# $name: $(dev_line "$(iow_model_file)" "$d")"
+	cg_kill_rm q1
+}
+
+[ ! -b /dev/vdb ] || { case_of /dev/vdb 0; case_of /dev/vdb 1; }
+[ ! -b /dev/nullb0 ] || case_of /dev/nullb0 ""
