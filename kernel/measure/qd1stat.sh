@@ -8,9 +8,11 @@
 #
 #   kernel/measure/qd1stat.sh [--kernel ioweight|PATH] [--secs N]
 #
-# For vdb rotational=0, vdb rotational=1 and nullb0: the reader alone for N
-# s, then with the flood for N s (sampled). JSON lines: the reader's IOPS
-# solo and with the flood.
+# For vdb rotational=0, vdb rotational=1 and nullb0, each from a fresh
+# model fit: the reader alone for N s, then with the flood for N s
+# (sampled), as part2.sh does; then the other way round, the flood first
+# and the reader joining it at once, the solo reference taken afterwards.
+# JSON lines: the reader's IOPS solo and with the flood, per order.
 set -euo pipefail
 source "$(cd "$(dirname "$0")" && pwd)/common.sh" 2> /dev/null ||
 	source /ioweight/kernel/measure/common.sh
@@ -24,12 +26,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# stat_line CG MAJ:MIN: "rios wbytes vrate usage hweight wait_us" of the group
+# stat_line CG MAJ:MIN: "rios wbytes vrate usage hweight wait_us" of the
+# group, zeros (and "-") before its first IO on the device
 stat_line() {
-	dev_line "$IOW_CG/$1/io.stat" "$2" | awk '{
+	dev_line "$IOW_CG/$1/io.stat" "$2" | awk '
+	function or_dash(x) { return x == "" ? "-" : x }
+	{
 		for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		printf "%d %d %s %s %s %d\n", v["rios"], v["wbytes"], v["ioweight.vrate"],
-			v["ioweight.usage"], v["ioweight.hweight"], v["ioweight.wait_us"] }'
+	} END {
+		printf "%d %d %s %s %s %d\n", v["rios"], v["wbytes"],
+			or_dash(v["ioweight.vrate"]), or_dash(v["ioweight.usage"]),
+			or_dash(v["ioweight.hweight"]), v["ioweight.wait_us"] }'
 }
 
 sample() {
@@ -61,31 +68,47 @@ rd_iops() {
 	python3 -c 'import json, sys; print("%.1f" % json.load(open(sys.argv[1]))["jobs"][0]["read"]["iops"])' "$IOW_TMP/rd.json"
 }
 
+# case_of DEV ROT ORDER: ORDER "reader-first" as in part2.sh (the reader
+# alone, then with the flood) or "flood-first" (the flood, then the reader
+# with it, from a fresh fit; the solo reference is taken afterwards)
 case_of() {
-	local dev=$1 rot=$2 name d solo flood
+	local dev=$1 rot=$2 order=$3 name d solo flood
 	name=$(basename "$dev")${rot:+-rot$rot}
-	[ -z "$rot" ] || set_rotational "$dev" "$rot"
 	d=$(dev_majmin "$dev")
 	prep_device "$dev"
+	# a class change resets the model fit: every case starts from none
+	set_rotational "$dev" 1
+	set_rotational "$dev" "${rot:-0}"
 	iow_model_auto "$dev"
 	iow_enable_auto "$dev"
 	cg_make q1/r q1/f
 	cg_weight q1/r 500 && cg_weight q1/f 100
-	FIO_RUNTIME=$SECS fio_start rd q1/r "$dev" randread --iodepth=1
-	fio_wait rd
-	solo=$(rd_iops)
+	if [ "$order" = reader-first ]; then
+		FIO_RUNTIME=$SECS fio_start rd q1/r "$dev" randread --iodepth=1
+		fio_wait rd
+		solo=$(rd_iops)
+	fi
+	echo "# $name, $order:"
 	fio_start flood q1/f "$dev" write --bs=1M --iodepth=16
-	poll_until 30 cgroups_doing_io "$d" q1/f
+	poll_until 30 cgroups_doing_io "$d" q1/f ||
+		{ echo "# $name: the flood did no IO within 30 s" >&2; return 1; }
 	FIO_RUNTIME=$((SECS + 1)) fio_start rd q1/r "$dev" randread --iodepth=1
 	sample "$d" "$SECS"
 	fio_wait rd
 	flood=$(rd_iops)
-	emit "$name: QD1 reader solo $solo IOPS, with the flood $flood IOPS" \
-		"{\"part\":2,\"figure\":\"qd1_stat\",\"dev\":\"$name\",\"solo_iops\":$solo,\"flood_iops\":$flood}"
 	fio_stop flood
 	echo "# $name: $(dev_line "$(iow_model_file)" "$d")"
+	if [ "$order" = flood-first ]; then
+		FIO_RUNTIME=$SECS fio_start rd q1/r "$dev" randread --iodepth=1
+		fio_wait rd
+		solo=$(rd_iops)
+	fi
+	emit "$name, $order: QD1 reader solo $solo IOPS, with the flood $flood IOPS" \
+		"{\"part\":2,\"figure\":\"qd1_stat\",\"dev\":\"$name\",\"order\":\"$order\",\"solo_iops\":$solo,\"flood_iops\":$flood}"
 	cg_kill_rm q1
 }
 
-[ ! -b /dev/vdb ] || { case_of /dev/vdb 0; case_of /dev/vdb 1; }
-[ ! -b /dev/nullb0 ] || case_of /dev/nullb0 ""
+for order in reader-first flood-first; do
+	[ ! -b /dev/vdb ] || { case_of /dev/vdb 0 "$order"; case_of /dev/vdb 1 "$order"; }
+	[ ! -b /dev/nullb0 ] || case_of /dev/nullb0 "" "$order"
+done
