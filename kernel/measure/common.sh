@@ -69,6 +69,17 @@ pair_figures() {
 		awk -v s="$MEASURE_SECS" -v hi="$2" '$1 == hi { h = $3 } { t += $2 } END { printf "%s %.1f\n", h, t / s }'
 }
 
+# fio_json NAME: "IOPS P99_US" of the reads of a finished fio
+# job (part2.sh, qd1trace.sh, qd1stat.sh)
+fio_json() {
+	python3 - "$IOW_TMP/$1.json" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]["read"]
+pct = j["clat_ns"].get("percentile", {})
+print("%.1f %.0f" % (j["iops"], pct.get("99.000000", 0) / 1000))
+EOF
+}
+
 # ---- ioweight tracepoints (qd1trace.sh, mixtrace.sh) ----------------------
 TR=/sys/kernel/tracing
 

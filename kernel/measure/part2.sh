@@ -41,16 +41,6 @@ auto() {
 # pair DEV: "HI_SHARE TOTAL_IOPS" of hi/lo (weights already set)
 pair() { pair_figures "$1" m2/hi m2/lo; }
 
-# fio_json NAME: "IOPS P99_US" of the reads of a finished fio job
-fio_json() {
-	python3 - "$IOW_TMP/$1.json" <<'EOF'
-import json, sys
-j = json.load(open(sys.argv[1]))["jobs"][0]["read"]
-pct = j["clat_ns"].get("percentile", {})
-print("%.1f %.0f" % (j["iops"], pct.get("99.000000", 0) / 1000))
-EOF
-}
-
 # qd1 DEV LABEL: the QD1 reader, alone then against the write flood
 qd1() {
 	local dev=$1 label=$2 solo with s_iops s_p99 w_iops w_p99 ok

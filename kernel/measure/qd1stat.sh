@@ -63,11 +63,6 @@ sample() {
 	done
 }
 
-# rd_iops: the reader's IOPS from its last fio run
-rd_iops() {
-	python3 -c 'import json, sys; print("%.1f" % json.load(open(sys.argv[1]))["jobs"][0]["read"]["iops"])' "$IOW_TMP/rd.json"
-}
-
 # case_of DEV ROT ORDER: ORDER "reader-first" as in part2.sh (the reader
 # alone, then with the flood) or "flood-first" (the flood, then the reader
 # with it, from a fresh fit; the solo reference is taken afterwards)
@@ -86,7 +81,7 @@ case_of() {
 	if [ "$order" = reader-first ]; then
 		FIO_RUNTIME=$SECS fio_start rd q1/r "$dev" randread --iodepth=1
 		fio_wait rd
-		solo=$(rd_iops)
+		read -r solo _ < <(fio_json rd)
 	fi
 	echo "# $name, $order:"
 	fio_start flood q1/f "$dev" write --bs=1M --iodepth=16
@@ -95,13 +90,13 @@ case_of() {
 	FIO_RUNTIME=$((SECS + 1)) fio_start rd q1/r "$dev" randread --iodepth=1
 	sample "$d" "$SECS"
 	fio_wait rd
-	flood=$(rd_iops)
+	read -r flood _ < <(fio_json rd)
 	fio_stop flood
 	echo "# $name: $(dev_line "$(iow_model_file)" "$d")"
 	if [ "$order" = flood-first ]; then
 		FIO_RUNTIME=$SECS fio_start rd q1/r "$dev" randread --iodepth=1
 		fio_wait rd
-		solo=$(rd_iops)
+		read -r solo _ < <(fio_json rd)
 	fi
 	emit "$name, $order: QD1 reader solo $solo IOPS, with the flood $flood IOPS" \
 		"{\"part\":2,\"figure\":\"qd1_stat\",\"dev\":\"$name\",\"order\":\"$order\",\"solo_iops\":$solo,\"flood_iops\":$flood}"

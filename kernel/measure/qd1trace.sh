@@ -33,12 +33,7 @@ reader() {
 	local label=$1 name=$2 dev=$3 iops p99
 	FIO_RUNTIME=$SECS fio_start rd q1/r "$dev" randread --iodepth=1
 	fio_wait rd
-	read -r iops p99 < <(python3 - "$IOW_TMP/rd.json" <<'EOF'
-import json, sys
-j = json.load(open(sys.argv[1]))["jobs"][0]["read"]
-print("%.1f %.0f" % (j["iops"], j["clat_ns"]["percentile"]["99.000000"] / 1000))
-EOF
-)
+	read -r iops p99 < <(fio_json rd)
 	emit "$name: QD1 reader, $label: $iops IOPS, p99 ${p99}us" \
 		"{\"part\":2,\"figure\":\"qd1_trace\",\"dev\":\"$name\",\"run\":\"$label\",\"iops\":$iops,\"p99_us\":$p99}"
 }
