@@ -33,6 +33,7 @@ measure_main() {
 			--nullb "nr_devices=1 irqmode=2 completion_nsec=1000000 hw_queue_depth=2" \
 			-- env MEASURE_SECS="$MEASURE_SECS" MEASURE_JSONL="/ioweight/$out" \
 			IOW_MODEL_FACTOR="${IOW_MODEL_FACTOR:-0.90}" \
+			FFTRACE_RUNS="${FFTRACE_RUNS:-3}" FFTRACE_EVERY="${FFTRACE_EVERY:-1}" \
 			"/ioweight/kernel/measure/$name.sh" --guest
 		local rc=$?
 		echo "JSON lines: $out"
