@@ -27,7 +27,7 @@ measure_main() {
 		name=$(basename "$script" .sh)
 		mkdir -p "$top/build/measure"
 		out=build/measure/$name-$(basename "$MEASURE_KERNEL")-$(date +%Y%m%d-%H%M%S).jsonl
-		cd "$top"
+		cd "$top" || exit 1
 		vm/run.sh --kernel "$MEASURE_KERNEL" --timeout 1800 \
 			--disk size=1G,iops=1000,iops-size=4096 \
 			--nullb "nr_devices=1 irqmode=2 completion_nsec=1000000 hw_queue_depth=2" \

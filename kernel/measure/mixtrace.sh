@@ -43,7 +43,8 @@ reader() {
 # case_of DEV ROT [HI LO [MAX_SECTORS_KB]]: HI at 500 and LO at 100
 case_of() {
 	local dev=$1 rot=$2 hiw=${3:-sr} low=${4:-rr} msk=${5:-} name d t0 hb lb hb2 lb2 hs
-	local q=/sys/block/$(basename "$dev")/queue msk0
+	local q msk0
+	q=/sys/block/$(basename "$dev")/queue
 	name=$(basename "$dev")-rot$rot
 	[ "$hiw$low" = srrr ] || name+="-$hiw-vs-$low"
 	msk0=$(cat "$q/max_sectors_kb")

@@ -43,7 +43,7 @@ pair() { pair_figures "$1" m2/hi m2/lo; }
 
 # qd1 DEV LABEL: the QD1 reader, alone then against the write flood
 qd1() {
-	local dev=$1 label=$2 solo with s_iops s_p99 w_iops w_p99 ok
+	local dev=$1 label=$2 s_iops s_p99 w_iops w_p99 ok
 	cg_weight m2/hi 500 && cg_weight m2/lo 100
 	FIO_RUNTIME=$SECS fio_start rd m2/hi "$dev" randread --iodepth=1
 	fio_wait rd
