@@ -33,7 +33,6 @@ measure_main() {
 			--nullb "nr_devices=1 irqmode=2 completion_nsec=1000000 hw_queue_depth=2" \
 			-- env MEASURE_SECS="$MEASURE_SECS" MEASURE_JSONL="/ioweight/$out" \
 			IOW_MODEL_FACTOR="${IOW_MODEL_FACTOR:-0.90}" \
-			FFTRACE_RUNS="${FFTRACE_RUNS:-3}" FFTRACE_EVERY="${FFTRACE_EVERY:-1}" \
 			"/ioweight/kernel/measure/$name.sh" --guest
 		local rc=$?
 		echo "JSON lines: $out"
@@ -68,17 +67,6 @@ calc() { awk "BEGIN { printf \"%.4f\n\", $1 }"; }
 pair_figures() {
 	compete "$1" randread "$MEASURE_SECS" "$2" "$3" | shares_of |
 		awk -v s="$MEASURE_SECS" -v hi="$2" '$1 == hi { h = $3 } { t += $2 } END { printf "%s %.1f\n", h, t / s }'
-}
-
-# fio_json NAME: "IOPS P99_US" of the reads of a finished fio
-# job (part2.sh, qd1trace.sh, qd1stat.sh)
-fio_json() {
-	python3 - "$IOW_TMP/$1.json" <<'EOF'
-import json, sys
-j = json.load(open(sys.argv[1]))["jobs"][0]["read"]
-pct = j["clat_ns"].get("percentile", {})
-print("%.1f %.0f" % (j["iops"], pct.get("99.000000", 0) / 1000))
-EOF
 }
 
 # ---- ioweight tracepoints (qd1trace.sh, mixtrace.sh) ----------------------

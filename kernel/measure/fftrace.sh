@@ -7,9 +7,8 @@
 #
 #   kernel/measure/fftrace.sh [--kernel ioweight|PATH] [--secs N]
 #
-# For vdb rotational=1 and rotational=0, FFTRACE_RUNS times each (3; the
-# outcome hangs on the first windows' mix). JSON lines: the reader's
-# figures. FFTRACE_EVERY=N prints only every Nth vrate event.
+# For vdb rotational=1 and rotational=0, three times each: the outcome
+# hangs on the first windows' mix. JSON lines: the reader's figures.
 set -euo pipefail
 source "$(cd "$(dirname "$0")" && pwd)/common.sh" 2> /dev/null ||
 	source /ioweight/kernel/measure/common.sh
@@ -29,18 +28,12 @@ case_of() {
 	local dev=$1 rot=$2 name d t0 iops p99
 	name=$(basename "$dev")-rot$rot
 	d=$(dev_majmin "$dev")
-	prep_device "$dev"
-	# a class change resets the model fit
-	set_rotational "$dev" $((1 - rot))
-	set_rotational "$dev" "$rot"
-	iow_model_auto "$dev"
-	iow_enable_auto "$dev"
+	fresh_fit "$dev" "$rot"
 	cg_make q1/r q1/f
 	cg_weight q1/r 500 && cg_weight q1/f 100
 	trace_fit_vrate
 	t0=$(awk '{ print $1 }' /proc/uptime)
-	fio_start flood q1/f "$dev" write --bs=1M --iodepth=16
-	poll_until 30 cgroups_doing_io "$d" q1/f
+	flood_start q1/f "$dev"
 	FIO_RUNTIME=$SECS fio_start rd q1/r "$dev" randread --iodepth=1
 	fio_wait rd
 	fio_stop flood
@@ -50,11 +43,11 @@ case_of() {
 		"{\"part\":2,\"figure\":\"ff_trace\",\"dev\":\"$name\",\"iops\":$iops,\"p99_us\":$p99}"
 	echo "# $name: $(dev_line "$(iow_model_file)" "$d")"
 	echo "# $name: trace from the flood's start (s)"
-	trace_dump "$t0" "${FFTRACE_EVERY:-1}"
+	trace_dump "$t0" 1
 	cg_kill_rm q1
 }
 
-for _ in $(seq "${FFTRACE_RUNS:-3}"); do
+for _ in 1 2 3; do
 	case_of /dev/vdb 1
 	case_of /dev/vdb 0
 done

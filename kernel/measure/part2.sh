@@ -48,8 +48,7 @@ qd1() {
 	FIO_RUNTIME=$SECS fio_start rd m2/hi "$dev" randread --iodepth=1
 	fio_wait rd
 	read -r s_iops s_p99 < <(fio_json rd)
-	fio_start flood m2/lo "$dev" write --bs=1M --iodepth=16
-	poll_until 30 cgroups_doing_io "$(dev_majmin "$dev")" m2/lo
+	flood_start m2/lo "$dev"
 	sleep "$IOW_SETTLE"
 	FIO_RUNTIME=$SECS fio_start rd m2/hi "$dev" randread --iodepth=1
 	fio_wait rd

@@ -70,12 +70,8 @@ case_of() {
 	local dev=$1 rot=$2 order=$3 name d solo flood
 	name=$(basename "$dev")${rot:+-rot$rot}
 	d=$(dev_majmin "$dev")
-	prep_device "$dev"
-	# a class change resets the model fit: every case starts from none
-	set_rotational "$dev" 1
-	set_rotational "$dev" "${rot:-0}"
-	iow_model_auto "$dev"
-	iow_enable_auto "$dev"
+	# every case starts from no model fit
+	fresh_fit "$dev" "${rot:-0}"
 	cg_make q1/r q1/f
 	cg_weight q1/r 500 && cg_weight q1/f 100
 	if [ "$order" = reader-first ]; then
@@ -84,9 +80,7 @@ case_of() {
 		read -r solo _ < <(fio_json rd)
 	fi
 	echo "# $name, $order:"
-	fio_start flood q1/f "$dev" write --bs=1M --iodepth=16
-	poll_until 30 cgroups_doing_io "$d" q1/f ||
-		{ echo "# $name: the flood did no IO within 30 s" >&2; return 1; }
+	flood_start q1/f "$dev" || return 1
 	FIO_RUNTIME=$((SECS + 1)) fio_start rd q1/r "$dev" randread --iodepth=1
 	sample "$d" "$SECS"
 	fio_wait rd

@@ -51,8 +51,7 @@ case_of() {
 	reader solo "$name" "$dev"
 	trace_fit_vrate
 	t0=$(awk '{ print $1 }' /proc/uptime)
-	fio_start flood q1/f "$dev" write --bs=1M --iodepth=16
-	poll_until 30 cgroups_doing_io "$d" q1/f
+	flood_start q1/f "$dev"
 	sleep 3
 	reader "flood run 1" "$name" "$dev"
 	reader "flood run 2" "$name" "$dev"

@@ -31,40 +31,27 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# read_iops NAME: the read IOPS of a finished fio job
-read_iops() {
-	python3 -c 'import json, sys; print("%.1f" % json.load(open(sys.argv[1]))["jobs"][0]["read"]["iops"])' \
-		"$IOW_TMP/$1.json"
-}
-
 # rbps_of MAJ:MIN: the rbps figure of the device's cost model
 rbps_of() { dev_line "$(iow_model_file)" "$1" | sed -nE 's/.* rbps=([0-9]+).*/\1/p'; }
 
 flood_first() {
 	local rot=$1 d class fitted solo with pct
 	d=$(dev_majmin "$DEV")
-	prep_device "$DEV"
-	# a class change resets the fit: both runs start from none
-	set_rotational "$DEV" $((1 - rot))
-	set_rotational "$DEV" "$rot"
-	iow_model_auto "$DEV"
-	iow_enable_auto "$DEV"
+	fresh_fit "$DEV" "$rot"
 	class=$(rbps_of "$d")
-	fio_start flood t31/f "$DEV" write --bs=1M --iodepth=16
-	if ! poll_until 30 cgroups_doing_io "$d" t31/f; then
+	if ! flood_start t31/f "$DEV"; then
 		tap_fail "rot=$rot: the flood did IO within 30 s"
 		tap_fail "rot=$rot: reader measured"
-		fio_stop flood
 		return
 	fi
 	FIO_RUNTIME=$SECS fio_start rd t31/r "$DEV" randread --iodepth=1
 	fio_wait rd
 	fitted=$(rbps_of "$d")
 	fio_stop flood
-	with=$(read_iops rd)
+	read -r with _ < <(fio_json rd)
 	FIO_RUNTIME=4 fio_start rd t31/r "$DEV" randread --iodepth=1
 	fio_wait rd
-	solo=$(read_iops rd)
+	read -r solo _ < <(fio_json rd)
 	echo "# rot=$rot: class rbps $class, fitted $fitted; reader $with IOPS with the flood, $solo solo"
 	if [ -n "$fitted" ] && [ "$((fitted * 2))" -lt "${class:-0}" ]; then
 		tap_ok "rot=$rot: the fit priced size up (rbps $class -> $fitted)"

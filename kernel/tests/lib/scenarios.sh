@@ -76,3 +76,34 @@ compete() {
 shares_of() {
 	awk '{ n[NR] = $1; v[NR] = $2; s += $2 } END { for (i = 1; i <= NR; i++) printf "%s %d %.4f\n", n[i], v[i], (s ? v[i] / s : 0) }'
 }
+
+# fio_json NAME: "IOPS P99_US" of the reads of a finished fio job
+fio_json() {
+	python3 - "$IOW_TMP/$1.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]["read"]
+pct = j["clat_ns"].get("percentile", {})
+print("%.1f %.0f" % (j["iops"], pct.get("99.000000", 0) / 1000))
+PY
+}
+
+# fresh_fit DEV ROT: automatic parameters for the class of rotational=ROT,
+# from no model fit: the class is switched away and back, which resets it
+fresh_fit() {
+	prep_device "$1"
+	set_rotational "$1" $((1 - $2))
+	set_rotational "$1" "$2"
+	iow_model_auto "$1"
+	iow_enable_auto "$1"
+}
+
+# flood_start CGROUP DEV: part 2's write flood (1 MiB sequential direct
+# writes, QD16) as fio job "flood"; returns once it did IO, 1 if it did
+# none within 30 s (the job is then stopped)
+flood_start() {
+	fio_start flood "$1" "$2" write --bs=1M --iodepth=16
+	poll_until 30 cgroups_doing_io "$(dev_majmin "$2")" "$1" && return 0
+	echo "# the flood did no IO within 30 s" >&2
+	fio_stop flood
+	return 1
+}
