@@ -31,18 +31,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# stat_of CGROUP DEV KEY: a number from the cgroup's io.stat line of DEV
-stat_of() {
-	dev_line "$IOW_CG/$1/io.stat" "$2" | tr ' ' '\n' |
-		sed -nE "s/^$3=([0-9.]+)$/\1/p" | grep . || echo 0
-}
-
 # reader_started MAJ:MIN N: the reader's group read more than N IOs
 reader_started() { [ "$(cg_ios q1/r "$1" r)" -gt "$2" ]; }
 
 # case_of VRATE ("auto" for automatic parameters)
 case_of() {
-	local vrate=$1 dev=/dev/vdb d solo iops ramped t0 t1 r0 r1 w0 w1 wt0 wt1 vsum=0 n=0
+	local vrate=$1 dev=/dev/vdb d solo ramped t0 t1 r0 r1 w0 w1 wt0 wt1 vsum=0 n=0
 	d=$(dev_majmin "$dev")
 	fresh_fit "$dev" 1
 	if [ "$vrate" != auto ]; then
@@ -61,21 +55,24 @@ case_of() {
 	# takes the guest most of a second
 	poll_until 30 reader_started "$d" "$r0"
 	r0=$(cg_ios q1/r "$d" r); w0=$(cg_ios q1/f "$d" w)
-	wt0=$(stat_of q1/r "$d" ioweight.wait_us); t0=$(date +%s%N)
+	wt0=$(cg_stat q1/r "$d" ioweight.wait_us); t0=$(date +%s%N)
 	while ! pid_gone "$(cat "$IOW_TMP/rd.pid")"; do
-		vsum=$(calc "$vsum + $(stat_of q1/r "$d" ioweight.vrate)"); n=$((n + 1))
+		vsum=$(calc "$vsum + $(cg_stat q1/r "$d" ioweight.vrate)"); n=$((n + 1))
 		sleep 0.5
 	done
 	t1=$(date +%s%N)
 	r1=$(cg_ios q1/r "$d" r); w1=$(cg_ios q1/f "$d" w)
-	wt1=$(stat_of q1/r "$d" ioweight.wait_us)
+	wt1=$(cg_stat q1/r "$d" ioweight.wait_us)
 	fio_stop flood
 	read -r ramped _ < <(fio_json rd)
-	iops=$(awk -v n=$((r1 - r0)) -v ns=$((t1 - t0)) 'BEGIN { printf "%.1f", n / (ns / 1e9) }')
-	local fshare wait vmean
-	fshare=$(awk -v w=$((w1 - w0)) -v ns=$((t1 - t0)) 'BEGIN { printf "%.3f", w * 256 / 1000 / (ns / 1e9) }')
-	wait=$(awk -v us=$((wt1 - wt0)) -v ns=$((t1 - t0)) 'BEGIN { printf "%.0f", us / 1000 / (ns / 1e9) }')
-	vmean=$(awk -v s="$vsum" -v n="$n" 'BEGIN { printf "%.0f", n ? s / n : 0 }')
+	# per second of the run: reader IOs, flood's device share (a 1 MiB
+	# write is 256 of the disk's 1000 units a second), reader's wait in ms
+	local iops fshare wait vmean
+	read -r iops fshare wait vmean < <(awk -v s=$(((t1 - t0) / 1000000)) \
+		-v r=$((r1 - r0)) -v w=$((w1 - w0)) -v us=$((wt1 - wt0)) \
+		-v vs="$vsum" -v n="$n" 'BEGIN { s /= 1000
+		printf "%.1f %.3f %.0f %.0f\n", r / s, w * 256 / 1000 / s,
+			us / 1000 / s, n ? vs / n : 0 }')
 	emit "vrate $vrate: reader $iops IOPS from its join, $ramped after 2 s (solo $solo): $(calc "$iops / $solo") / $(calc "$ramped / $solo"); flood $fshare of the device; reader waited ${wait} ms/s; mean vrate $vmean%" \
 		"{\"part\":2,\"figure\":\"qd1_fixed\",\"vrate\":\"$vrate\",\"solo_iops\":$solo,\"iops\":$iops,\"ramped_iops\":$ramped,\"flood_share\":$fshare,\"reader_wait_ms_per_s\":$wait,\"mean_vrate\":$vmean}"
 	cg_kill_rm q1

@@ -151,6 +151,13 @@ cg_bytes() {
 		awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "rbytes" || kv[1] == "wbytes") s += kv[2] } } END { print s + 0 }'
 }
 
+# cg_stat PATH MAJ:MIN KEY: one figure of the cgroup's io.stat line for the
+# device (e.g. ioweight.wait_us), 0 before its first IO there
+cg_stat() {
+	dev_line "$IOW_CG/$1/io.stat" "$2" |
+		awk -v k="$3" '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) v = kv[2] } } END { print v == "" ? 0 : v }'
+}
+
 # ---- fio in cgroups --------------------------------------------------------
 
 # fio_start NAME CGROUP DEV RW [EXTRA_FIO_ARGS...]: start a time-based fio job
