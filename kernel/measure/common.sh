@@ -4,8 +4,10 @@
 # guest they measure and print one human line and one JSON line per figure.
 # The JSON lines are also collected in build/measure/<script>-<time>.jsonl.
 
-# measure_main SCRIPT ARGS...: host side: parse --kernel/--secs, boot, re-run
-# SCRIPT in the guest; guest side: return and let the script measure
+# measure_main SCRIPT ARGS...: host side: parse --kernel/--secs/--only, boot,
+# re-run SCRIPT in the guest; guest side: return and let the script measure.
+# --only vdb-rot0,vdb-rot1,nullb0 limits a script to those devices
+# (measure_wants); the default is all of them.
 measure_main() {
 	local script=$1; shift
 	MEASURE_SECS=${MEASURE_SECS:-10}
@@ -14,6 +16,7 @@ measure_main() {
 		case $1 in
 		--kernel) MEASURE_KERNEL=$2; shift 2 ;;
 		--secs) MEASURE_SECS=$2; shift 2 ;;
+		--only) MEASURE_ONLY=$2; shift 2 ;;
 		--guest) IN_GUEST=1; shift ;;
 		-h | --help)
 			sed -n '2,/^$/p' "$script" | sed 's/^# \{0,1\}//'
@@ -32,6 +35,7 @@ measure_main() {
 			--disk size=1G,iops=1000,iops-size=4096 \
 			--nullb "nr_devices=1 irqmode=2 completion_nsec=1000000 hw_queue_depth=2" \
 			-- env MEASURE_SECS="$MEASURE_SECS" MEASURE_JSONL="/ioweight/$out" \
+			MEASURE_ONLY="${MEASURE_ONLY:-}" \
 			IOW_MODEL_FACTOR="${IOW_MODEL_FACTOR:-0.90}" \
 			"/ioweight/kernel/measure/$name.sh" --guest
 		local rc=$?
@@ -47,6 +51,11 @@ measure_main() {
 	MEASURE_JSONL=${MEASURE_JSONL:-/tmp/measure.jsonl}
 	: > "$MEASURE_JSONL"
 	echo "# kernel $(uname -r), controller $(iow_kind), ${MEASURE_SECS}s per measurement, model factor $IOW_MODEL_FACTOR"
+}
+
+# measure_wants LABEL: whether --only (if given) names device LABEL
+measure_wants() {
+	[ -z "${MEASURE_ONLY:-}" ] || [[ ",$MEASURE_ONLY," == *",$1,"* ]]
 }
 
 # emit HUMAN_TEXT JSON: print both; JSON also to the collection file

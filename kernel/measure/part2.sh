@@ -3,6 +3,7 @@
 # user cost model: qos "enable=1 ctrl=auto", cost model ctrl=auto).
 #
 #   kernel/measure/part2.sh [--kernel ioweight|baseline|PATH] [--secs N]
+#                           [--only vdb-rot0,vdb-rot1,nullb0]
 #
 # On the host it boots the guest (1000-IOPS throttled virtio disk /dev/vdb,
 # null_blk QD2 1 ms /dev/nullb0) and runs itself inside. For vdb with
@@ -87,6 +88,7 @@ stop_start() {
 scenario() {
 	local dev=$1 rot=$2 label nc_pair nc_total nc_solo share total lone ok1 ok2
 	label=$(basename "$dev")${rot:+-rot$rot}
+	measure_wants "$label" || return 0
 	[ -z "$rot" ] || set_rotational "$dev" "$rot"
 	cg_make m2/hi m2/lo
 	# no control

@@ -7,6 +7,7 @@
 # hweight while it waits behind the flood's writes.
 #
 #   kernel/measure/qd1stat.sh [--kernel ioweight|PATH] [--secs N]
+#                             [--only vdb-rot0,vdb-rot1,nullb0]
 #
 # For vdb rotational=0, vdb rotational=1 and nullb0, each from a fresh
 # model fit: the reader alone for N s, then with the flood for N s
@@ -69,6 +70,7 @@ sample() {
 case_of() {
 	local dev=$1 rot=$2 order=$3 name d solo flood
 	name=$(basename "$dev")${rot:+-rot$rot}
+	measure_wants "$name" || return 0
 	d=$(dev_majmin "$dev")
 	# every case starts from no model fit
 	fresh_fit "$dev" "${rot:-0}"
