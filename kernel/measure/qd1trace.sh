@@ -3,6 +3,7 @@
 # automatic parameters (vrate, the model fit) behave from the flood's start.
 #
 #   kernel/measure/qd1trace.sh [--kernel ioweight|PATH] [--secs N]
+#                              [--only vdb-rot0,vdb-rot1,nullb0]
 #
 # For vdb rotational=0, vdb rotational=1 and nullb0, with the controller on
 # and automatic parameters: a 4k QD1 rand-read reader at weight 500 alone for
@@ -41,6 +42,7 @@ reader() {
 case_of() {
 	local dev=$1 rot=$2 name d t0
 	name=$(basename "$dev")${rot:+-rot$rot}
+	measure_wants "$name" || return 0
 	[ -z "$rot" ] || set_rotational "$dev" "$rot"
 	d=$(dev_majmin "$dev")
 	prep_device "$dev"
