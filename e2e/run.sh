@@ -5,7 +5,7 @@
 # how the disk is shared.
 #
 #   e2e/run.sh [--results FILE] [--kernel K] [TEST...]
-#     --results FILE   write "PASSED FAILED SKIPPED" there (make test reads it)
+#     --results FILE   write "PASSED FAILED SKIPPED TODO" there (make test reads it)
 #     --kernel K       ioweight (default, or $E2E_KERNEL), baseline, or a bzImage
 #                      path; sharing results only mean something on ioweight
 #     TEST...          names in e2e/tests/ (default: all, in groups below)
@@ -47,7 +47,7 @@ declare -A groups=(
 group_order=(functional sharing)
 
 write_results() {
-	[ -z "$results" ] || echo "$1 $2 $3" > "$results"
+	[ -z "$results" ] || echo "$1 $2 $3 ${4:-0}" > "$results"
 }
 
 build_prereqs() {
@@ -72,7 +72,7 @@ build_prereqs() {
 	esac
 }
 
-pass=0 fail=0 skip=0
+pass=0 fail=0 skip=0 todo=0
 run_group() {
 	local g=$1 dir=$runs/$1 tests=() t p f s
 	for t in ${groups[$g]}; do
@@ -89,13 +89,13 @@ run_group() {
 		--disk size=2G,iops=1000,iops-size=4096 \
 		--attach build/e2e/containerd.img \
 		-- /ioweight/e2e/guest/suite.sh "$dir" "${tests[@]}" || true
-	if [ -s "$dir/results" ] && read -r p f s < "$dir/results"; then
-		echo "-- $g: $p passed, $f failed, $s skipped"
+	if [ -s "$dir/results" ] && read -r p f s t < "$dir/results"; then
+		echo "-- $g: $p passed, $f failed, $s skipped, ${t:-0} todo"
 	else
-		p=0 f=1 s=0
+		p=0 f=1 s=0 t=0
 		echo "-- $g: no results (the guest broke; see $dir/console.log), counted as 1 failure"
 	fi
-	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s)) todo=$((todo + ${t:-0}))
 }
 
 # one directory per invocation, so that two runs in one work tree (a
@@ -111,8 +111,8 @@ main() {
 	local g
 	for g in "${group_order[@]}"; do run_group "$g"; done
 	stage "done in $(( $(date +%s) - t0 ))s"
-	echo "e2e: $pass passed, $fail failed, $skip skipped"
-	write_results "$pass" "$fail" "$skip"
+	echo "e2e: $pass passed, $fail failed, $skip skipped, $todo todo"
+	write_results "$pass" "$fail" "$skip" "$todo"
 	[ "$fail" = 0 ]
 }
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # `make test`: build what is missing, then run every suite and print one
-# summary line "N passed, N failed" (the last line of output).
+# summary line "N passed, N failed, N skipped, N todo" (the last line of
+# output): skipped counts TAP SKIPs and the hook's cmocka skips, todo the
+# known failures a test reports as TAP TODO (not failures, but visible).
 #
 # Stages: host unit tests of the hook (and its fuzzers when FUZZ_SECONDS is
 # set), the benchmark harness's selftest (host, stand-in guest), the hook under real runc/containerd/podman in the guest, guest kernel tests on the ioweight kernel (KUnit results + TAP tests
@@ -16,17 +18,17 @@ kvariant=${KVARIANT:-ioweight}
 # the debug-kernel stress stage (PROVE_LOCKING, KASAN) adds ~10 min, and
 # ~15 min more the first time the debug kernel is built
 stages=${STAGES:-build hook bench fuzz kernel stress e2e}
-pass=0 fail=0 skip=0
+pass=0 fail=0 skip=0 todo=0
 t0=$(date +%s)
 
 step() { printf '\n==== [%s +%ss] %s\n' "$(date +%H:%M:%S)" "$(( $(date +%s) - t0 ))" "$*"; }
 has() { [[ " $stages " == *" $1 "* ]]; }
-# add "P F S" from a results file, or one failure when the stage left none
+# add "P F [S [T]]" from a results file, or one failure when the stage left none
 collect() {
-	local name=$1 file=$2 p f s
-	if [ -s "$file" ] && read -r p f s < "$file"; then
-		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + ${s:-0}))
-		echo "---- $name: $p passed, $f failed, ${s:-0} skipped"
+	local name=$1 file=$2 p f s t
+	if [ -s "$file" ] && read -r p f s t < "$file"; then
+		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + ${s:-0})) todo=$((todo + ${t:-0}))
+		echo "---- $name: $p passed, $f failed, ${s:-0} skipped, ${t:-0} todo"
 	else
 		fail=$((fail + 1))
 		echo "---- $name: no results (the stage broke), counted as 1 failure"
@@ -51,8 +53,11 @@ if has hook && [ -f oci-hook/Makefile ]; then
 	step "hook: unit tests on the host"
 	if make -s -C oci-hook check 2>&1 | tee build/test/hook.log; then :; fi
 	line=$(grep -E '^hook: [0-9]+ passed, [0-9]+ failed' build/test/hook.log | tail -n1 || true)
+	# cmocka's skip() lines: "[  SKIPPED ] N test(s), listed below:"
+	skipped=$(awk '/^\[  SKIPPED \] [0-9]+ test/ {s += $4} END {print s + 0}' build/test/hook.log)
 	if [ -n "$line" ]; then
-		echo "$line" | sed -E 's/^hook: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2 0/' > build/test/hook.results
+		echo "$line" | sed -E "s/^hook: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2 $skipped/" \
+			> build/test/hook.results
 	fi
 	collect "hook unit tests" build/test/hook.results
 fi
@@ -117,5 +122,5 @@ if has e2e && [ -x e2e/run.sh ]; then
 fi
 
 step "done in $(( $(date +%s) - t0 ))s"
-echo "$pass passed, $fail failed, $skip skipped"
+echo "$pass passed, $fail failed, $skip skipped, $todo todo"
 [ "$fail" = 0 ]

@@ -5,8 +5,9 @@
 # failure, or that reports fewer results than it planned, counts as failed.
 #
 #   tap-runner.sh [-r RESULTS_FILE] [-t PER_TEST_TIMEOUT] DIR|FILE...
-# Prints "tap-runner: N passed, N failed, N skipped" and exits 1 on failures.
-# "not ok ... # TODO" lines are known failures: reported, not counted.
+# Prints "tap-runner: N passed, N failed, N skipped, N todo" and exits 1 on
+# failures. "not ok ... # TODO" lines are known failures: counted apart, in
+# the summary and in the results file ("PASSED FAILED SKIPPED TODO").
 set -uo pipefail
 
 results="" per_test=900
@@ -55,9 +56,9 @@ for t in "${tests[@]}"; do
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 	rm -f "$out"
 done
-summary="$pass passed, $fail failed, $skip skipped"
+summary="$pass passed, $fail failed, $skip skipped, $todo todo"
 [ "$todo" = 0 ] || echo "tap-runner: $todo known failures (TAP TODO) not counted as failed"
 
 echo "tap-runner: $summary"
-[ -z "$results" ] || echo "$pass $fail $skip" > "$results"
+[ -z "$results" ] || echo "$pass $fail $skip $todo" > "$results"
 [ "$fail" = 0 ] && [ "${#tests[@]}" -gt 0 ]
