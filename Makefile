@@ -7,6 +7,8 @@
 #   make test            everything: host unit tests, guest kernel tests, e2e
 #   make kernel [KVARIANT=ioweight|baseline|debug]
 #   make image | hook | hook-check | bench | bench-quick | vm-shell
+#   make acceptance      the controller's acceptance measurements (~1.5 h);
+#                        exits non-zero if a figure misses its target
 #   make kernel-refresh  turn commits in build/linux back into kernel/patches
 #   make checkpatch | clean | distclean
 
@@ -17,7 +19,7 @@ BZIMAGE = build/kernel-$(KVARIANT)/arch/x86/boot/bzImage
 HOST_PKGS := vm/host-packages.txt $(wildcard oci-hook/host-packages.txt)
 
 .PHONY: all deps kernel kernel-tree image hook hook-check test demo bench \
-	bench-quick vm-shell test-stress kernel-refresh checkpatch clean distclean
+	bench-quick acceptance vm-shell test-stress kernel-refresh checkpatch clean distclean
 
 all: kernel image hook
 
@@ -53,6 +55,9 @@ bench: deps
 
 bench-quick: deps
 	@bench/run.sh --quick
+
+acceptance: deps
+	@kernel/measure/acceptance.sh
 
 vm-shell: kernel image hook
 	@vm/run.sh --kernel $(KVARIANT) --disk size=2G,iops=1000,iops-size=4096 \

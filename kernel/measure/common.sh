@@ -2,7 +2,8 @@
 # Shared by kernel/measure/part*.sh: run on the host, they boot the guest
 # (vm/run.sh) with the standard devices and run themselves inside it; in the
 # guest they measure and print one human line and one JSON line per figure.
-# The JSON lines are also collected in build/measure/<script>-<time>.jsonl.
+# The JSON lines are also collected in build/measure/<script>-<time>.jsonl
+# (or MEASURE_OUT, a path inside the work tree: kernel/measure/acceptance.sh).
 
 # measure_main SCRIPT ARGS...: host side: parse --kernel/--secs/--only, boot,
 # re-run SCRIPT in the guest; guest side: return and let the script measure.
@@ -29,8 +30,9 @@ measure_main() {
 		top=$(cd "$(dirname "$script")/../.." && pwd)
 		name=$(basename "$script" .sh)
 		mkdir -p "$top/build/measure"
-		out=build/measure/$name-$(basename "$MEASURE_KERNEL")-$(date +%Y%m%d-%H%M%S).jsonl
+		out=${MEASURE_OUT:-build/measure/$name-$(basename "$MEASURE_KERNEL")-$(date +%Y%m%d-%H%M%S).jsonl}
 		cd "$top" || exit 1
+		mkdir -p "$(dirname "$out")"
 		vm/run.sh --kernel "$MEASURE_KERNEL" --timeout 1800 \
 			--disk size=1G,iops=1000,iops-size=4096 \
 			--nullb "nr_devices=1 irqmode=2 completion_nsec=1000000 hw_queue_depth=2" \

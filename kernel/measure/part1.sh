@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Issue 3 acceptance figures (io.weight part 1: fixed device rate).
+# Acceptance figures, part 1: sharing at a fixed device rate (a user cost
+# model, vrate pinned at 100%).
 #
 #   kernel/measure/part1.sh [--kernel ioweight|baseline|PATH] [--secs N]
+#                           [--only vdb,nullb0,nullbfast]
 #
 # On the host it boots the guest with a 1000-IOPS throttled virtio disk
 # (/dev/vdb) and null_blk QD2 1 ms (/dev/nullb0) and runs itself inside.
@@ -15,7 +17,8 @@
 #   - no cgroups: root-only IOPS with the controller on vs off (±3%), also on
 #     a no-delay null_blk where CPU overhead would show
 # Prints a human line and a JSON line per figure (JSON also saved under
-# build/measure/). Exit status 0 even if a figure misses its target.
+# build/measure/), with "ok" true or false. Exit status 0 even if a figure
+# misses its target: kernel/measure/acceptance.sh (make acceptance) judges.
 set -euo pipefail
 source "$(cd "$(dirname "$0")" && pwd)/common.sh" 2> /dev/null ||
 	source /ioweight/kernel/measure/common.sh
@@ -141,6 +144,7 @@ enable_as() {
 }
 
 for dev in /dev/vdb /dev/nullb0; do
+	measure_wants "$(basename "$dev")" || continue
 	[ -b "$dev" ] || { echo "# $dev missing, skipped"; continue; }
 	solo "$dev"
 	configure "$dev"
@@ -152,7 +156,8 @@ for dev in /dev/vdb /dev/nullb0; do
 	onoff "$dev" auto
 done
 # CPU overhead: a null_blk with no completion delay, CPU-bound in the guest
-if fast=$(nullb_create nullbfast "irqmode=0 completion_nsec=0 hw_queue_depth=64 size=1024 memory_backed=0"); then
+if measure_wants nullbfast &&
+	fast=$(nullb_create nullbfast "irqmode=0 completion_nsec=0 hw_queue_depth=64 size=1024 memory_backed=0"); then
 	n=$(basename "$fast")
 	SOLO_R[$n]=$(solo_iops "$fast" randread 3)
 	SOLO_W[$n]=${SOLO_R[$n]}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 4 acceptance figures (io.weight part 2: automatic parameters, no
-# user cost model: qos "enable=1 ctrl=auto", cost model ctrl=auto).
+# Acceptance figures, part 2: automatic parameters, no user cost model
+# (qos "enable=1 ctrl=auto", cost model ctrl=auto).
 #
 #   kernel/measure/part2.sh [--kernel ioweight|baseline|PATH] [--secs N]
 #                           [--only vdb-rot0,vdb-rot1,nullb0]
@@ -18,7 +18,8 @@
 #   - 4k QD1 rand-read at 500 next to a 1 MiB sequential direct write flood
 #     (QD16) at 100: reader >= 80% of its solo IOPS and p99 < 3x solo p99
 # Prints a human line and a JSON line per figure (JSON also saved under
-# build/measure/). Exit status 0 even if a figure misses its target.
+# build/measure/), with "ok" true or false. Exit status 0 even if a figure
+# misses its target: kernel/measure/acceptance.sh (make acceptance) judges.
 set -euo pipefail
 source "$(cd "$(dirname "$0")" && pwd)/common.sh" 2> /dev/null ||
 	source /ioweight/kernel/measure/common.sh
