@@ -36,7 +36,7 @@ sources=$("$top/vm/apt-sources.sh")
 
 mkdir -p "$dir"
 rootfs=$dir/rootfs
-# a build killed inside mmdebstrap (a session's hard stop) leaves proc,
+# a build killed inside mmdebstrap (a hard stop of the machine) leaves proc,
 # sysfs and devpts mounted in the rootfs, where rm -rf would fail on them:
 # unmount those first, deepest first
 if [ -d "$rootfs" ]; then

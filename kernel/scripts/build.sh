@@ -32,7 +32,7 @@ export CCACHE_BASEDIR=$top CCACHE_NOHASHDIR=1 CCACHE_COMPILERCHECK=content
 # A reproducible bzImage: the same sources and config give the same bytes
 # on any machine and after any number of rebuilds (the build counter in
 # UTS_VERSION would otherwise count links), so the benchmark, which keys
-# its committed results by the bzImage's sha256, can resume across sessions.
+# its committed results by the bzImage's sha256, can resume across invocations.
 # The timestamp must be a date that date(1) reads: usr/gen_initramfs.sh
 # stamps the built-in initramfs with it and, when it cannot parse it,
 # with the current time, which gave every machine its own bzImage.

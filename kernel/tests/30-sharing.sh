@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Proportional sharing at a fixed device rate (issue 3): with a user cost
+# Proportional sharing at a fixed device rate: with a user cost
 # model matching the device and vrate held at 100%, two sibling cgroups at
 # 500:100 running 4k random reads at QD32 split the device about 5:1, and a
 # weight change shows within a few seconds. Margins are wide (CI on a loaded

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The automatic model fit (issue 4) on the 1000-IOPS throttled disk, which
+# The automatic model fit on the 1000-IOPS throttled disk, which
 # charges by the 4KiB whatever the class model says: a 1 MiB direct-write
 # flood at weight 100 starts first, from a fresh fit, and a 4k QD1
 # rand-reader at weight 500 joins it. The fit must price size up from the

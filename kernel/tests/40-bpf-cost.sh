@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# BPF_PROG_TYPE_IO_COST (issue 8): the verifier's context rules, the
+# BPF_PROG_TYPE_IO_COST: the verifier's context rules, the
 # BLKBPFIOCOST ioctl (wrong program type, second attach, detach), and what
 # a program does to the split: the linear-equivalent program shares the
 # device like the built-in model (500:100 random reads, within 3 points)

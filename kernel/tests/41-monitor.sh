@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/cgroup/monitor_ioweight.py (issue 8) against a live workload: two
+# tools/cgroup/monitor_ioweight.py against a live workload: two
 # cgroups at 500:100 doing random reads must both show up active with
 # hweights of 83.33% and 16.67% (within 5 points) in the table and in
 # --json, whose every line must parse; on a device without the controller
