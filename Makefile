@@ -7,6 +7,7 @@
 #   make test            everything: host unit tests, guest kernel tests, e2e
 #   make kernel [KVARIANT=ioweight|baseline|debug]
 #   make image | hook | hook-check | bench | bench-quick | vm-shell
+#   make hook-deb        build/deb/ioweight-hook_*.deb (dpkg-buildpackage + lintian)
 #   make acceptance      the controller's acceptance measurements (~1.5 h);
 #                        exits non-zero if a figure misses its target
 #   make kernel-refresh  turn commits in build/linux back into kernel/patches
@@ -18,7 +19,7 @@ TOP := $(CURDIR)
 BZIMAGE = build/kernel-$(KVARIANT)/arch/x86/boot/bzImage
 HOST_PKGS := vm/host-packages.txt $(wildcard oci-hook/host-packages.txt)
 
-.PHONY: all deps kernel kernel-tree image hook hook-check test demo bench \
+.PHONY: all deps kernel kernel-tree image hook hook-check hook-deb test demo bench \
 	bench-quick acceptance vm-shell test-stress kernel-refresh checkpatch clean distclean
 
 all: kernel image hook
@@ -40,6 +41,9 @@ hook: deps
 
 hook-check: deps
 	@$(MAKE) -s -C oci-hook check
+
+hook-deb: deps
+	@deploy/build-hook-deb.sh
 
 test: deps
 	@vm/make-test.sh

@@ -147,7 +147,7 @@ main() {
 	maint=$(maintainer)
 	arch=$(dpkg --print-architecture)
 	src=$out/ioweight-hook-$version
-	rm -f "$out"/ioweight-hook_*.deb "$out"/ioweight-hook-dbgsym_*.deb \
+	rm -f "$out"/ioweight-hook_*.deb "$out"/ioweight-hook-dbgsym_*.*deb \
 		"$out"/ioweight-hook_*.changes "$out"/ioweight-hook_*.buildinfo
 	assemble "$tree" "$src" "$version" "$maint"
 	build "$src"
