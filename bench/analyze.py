@@ -2,9 +2,14 @@
 """Turn a benchmark run directory into results: JSON, markdown, PNG plots.
 
 usage: bench/analyze.py RUNDIR [--publish | --results-dir DIR] [--prefix P]
+       bench/analyze.py --readme-table [P]
+
+--readme-table prints README's results table from the committed
+bench/results/P-*.json (default P: the newest full run there), one row per
+device and controller setting, the rows where io.weight loses included.
 
 Reads RUNDIR/plan.json, RUNDIR/*.jsonl (bench/guest/driver.py, and the
-host's notes of cells a guest died in), RUNDIR/command.txt, sessions.jsonl,
+host's notes of cells a guest died in), RUNDIR/command.txt, invocations.jsonl,
 host-state.txt, host-load.txt and build/vm/guest-versions.txt. Of a resumable
 run (bench/plan.py) it takes only the records whose key is a cell of the
 current plan, and from boots of the planned kernels: results of an older
@@ -52,7 +57,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def load(rundir):
     recs = []
     for f in sorted(os.listdir(rundir)):
-        if f.endswith(".jsonl") and f != "sessions.jsonl":
+        if f.endswith(".jsonl") and f != "invocations.jsonl":
             with open(os.path.join(rundir, f)) as fh:
                 for line in fh:
                     line = line.strip()
@@ -423,10 +428,10 @@ def read(path, default=""):
 
 
 def measured_seconds(rundir):
-    """Measuring time over all sessions of the run (sessions.jsonl, written
-    by run.sh), or the one figure of a run made before sessions existed."""
+    """Measuring time over all invocations of run.sh on the run
+    (invocations.jsonl), or the one figure of a run made before it existed."""
     total, n = 0, 0
-    for l in read(f"{rundir}/sessions.jsonl").splitlines():
+    for l in read(f"{rundir}/invocations.jsonl").splitlines():
         try:
             total += json.loads(l).get("seconds", 0)
             n += 1
@@ -458,7 +463,7 @@ def provenance(rundir, plan):
         if os.path.exists(bz):
             kernels[k] = {"bzImage_mtime": os.path.getmtime(bz),
                           "stamp": read(f"{TOP}/build/kernel-{k}/.ioweight-stamp").strip()}
-    secs, sessions = measured_seconds(rundir)
+    secs, invocations = measured_seconds(rundir)
     return {
         "git_head": git("rev-parse", "HEAD"),
         "git_kernel_series_commit": git("log", "-1", "--format=%H", "--", "kernel"),
@@ -468,7 +473,7 @@ def provenance(rundir, plan):
                                read(f"{TOP}/build/vm/guest-versions.txt").splitlines() if "\t" in l),
         "command": read(f"{rundir}/command.txt").strip(),
         "host_state": read(f"{rundir}/host-state.txt"),
-        "elapsed_seconds": secs, "sessions": sessions,
+        "elapsed_seconds": secs, "invocations": invocations,
     }
 
 
@@ -502,7 +507,66 @@ def calibration_lines(info):
                    for v in info if v.get("calibration")})
 
 
+def newest_full_run(resdir):
+    """The prefix of the newest complete full run in RESDIR (full runs are
+    named by date alone: <date>.md)."""
+    full = sorted(f[:-3] for f in os.listdir(resdir)
+                  if f.endswith(".md") and len(f) == len("YYYY-MM-DD.md"))
+    if not full:
+        sys.exit(f"analyze: no full run in {resdir}")
+    return full[-1]
+
+
+def readme_table(prefix, resdir=None):
+    """README's results table, from the committed JSON of run PREFIX."""
+    resdir = resdir or f"{TOP}/bench/results"
+    prefix = prefix or newest_full_run(resdir)
+    paths = sorted(p for p in os.listdir(resdir) if p.startswith(prefix + "-")
+                   and p.endswith(".json") and not p.endswith("-nullb-nodelay.json")
+                   and p[len(prefix) + 1:-5] and "-" not in p[len(prefix) + 1:-5])
+    if not paths:
+        sys.exit(f"analyze: no {prefix}-<device>.json in {resdir}")
+    out = ["| device | controller | pairs within 5 pts | share error mean / worst (pts) "
+           "| work cons. mean | worst hi p99 ratio | overhead on/off |",
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    notes = set()
+    for p in paths:
+        with open(os.path.join(resdir, p)) as f:
+            res = json.load(f)
+        if res.get("completeness", {}).get("mark"):
+            notes.add(f"the run is marked {res['completeness']['mark']}")
+        if res.get("machine_loaded"):
+            notes.add("the machine was LOADED during the run ("
+                      + "; ".join(res.get("machine_load_reasons", [])) + ")")
+        rows = {}
+        for title in sorted(res.get("summary", {})):
+            for r in res["summary"][title]:
+                rows.setdefault(r["ctrl"], r)
+        order = [c for c in ORDER if c in rows] + sorted(c for c in rows if c not in ORDER)
+        for c in order:
+            r = rows[c]
+            pts = [None if r[k] is None else r[k] * 100
+                   for k in ("share_err_mean", "share_err_worst")]
+            out.append(
+                f"| {res['device']} | {c} | {r['pairs_within_5pt']}/{r['pairs']} "
+                f"| {fmt(pts[0], '{:.1f}')} / {fmt(pts[1], '{:.1f}')} "
+                f"| {fmt(r['wc_mean'])} | {fmt(r['p99_ratio_worst'], '{:.1f}')} "
+                f"| {fmt(r['overhead_ratio'], '{:.3f}')} |")
+    out += ["", f"Generated by `bench/analyze.py --readme-table {prefix}` from "
+            + ", ".join(f"`bench/results/{p}`" for p in paths)
+            + (f" and `bench/results/{prefix}-nullb-nodelay.json` (overhead)"
+               if os.path.exists(os.path.join(resdir, f"{prefix}-nullb-nodelay.json")) else "")
+            + "."]
+    out += [f"Note: {n}." for n in sorted(notes)]
+    return "\n".join(out)
+
+
 def main():
+    if len(sys.argv) >= 2 and sys.argv[1] == "--readme-table":
+        if len(sys.argv) > 3:
+            sys.exit("usage: bench/analyze.py --readme-table [PREFIX]")
+        print(readme_table(sys.argv[2] if len(sys.argv) == 3 else None))
+        return
     ap = argparse.ArgumentParser()
     ap.add_argument("rundir")
     ap.add_argument("--results-dir", help="default RUNDIR/results")
@@ -550,7 +614,7 @@ def main():
                                  if partial else ""), ""]
     md += [f"Command: `{prov['command']}` (run dir `{os.path.relpath(args.rundir, TOP)}`, "
            f"{comp['done']} of {comp['total']} cells, measured in {secs // 60} min over "
-           f"{prov['sessions']} session(s); {len(boots)} boots"
+           f"{prov['invocations']} invocation(s) of run.sh; {len(boots)} boots"
            + (f"; {comp['stale']} results of an older kernel build or method ignored"
               if comp["stale"] else "") + ").",
            f"Machine: {'LOADED: ' + '; '.join(why) if loaded else 'quiet (no kernel build, no other VM, load average < 2.5)'}.",
@@ -657,7 +721,7 @@ def main():
         f.write((f"# {mark}\n" if mark else "")
                 + f"{prov['command']}\n# run dir {os.path.relpath(args.rundir, TOP)}; "
                 f"git {prov['git_head'][:12]}; {comp['done']} of {comp['total']} cells; "
-                f"measured in {secs} s over {prov['sessions']} session(s); "
+                f"measured in {secs} s over {prov['invocations']} invocation(s); "
                 f"machine {'LOADED: ' + '; '.join(why) if loaded else 'quiet'}\n# host state:\n"
                 + "".join(f"#   {l}\n" for l in prov["host_state"].splitlines()))
     print(f"analyze: {mark + ': ' if mark else ''}wrote {prefix}.md, {', '.join(written)} in "

@@ -26,7 +26,7 @@ rebuilt mid-run cannot slip in under the old key.
 
 The guest driver (bench/guest/driver.py) appends a "start" record before a
 cell and the cell's record after it to DIR/<kernel>.jsonl, so a cell cut off
-by a killed session has a start and no result: it is simply measured again.
+by a killed run has a start and no result: it is simply measured again.
 `after` checks a finished boot: a cell the guest died in (the boot failed) is
 noted in DIR/host.jsonl, and after CUT_LIMIT such boots it is recorded as a
 failed cell, so one crashing cell cannot stall the run.
@@ -144,7 +144,7 @@ MEASURE = {"iodepth": 64, "memory_max": 128 << 20, "cpu_flag": 0.70,
 CELL_OVERHEAD_S, BOOT_S, DEVICE_SETUP_S, CALIB_OVERHEAD_S = 5, 45, 10, 5
 SHUTDOWN_S = 20          # the driver keeps this much of a budget for teardown
 CUT_LIMIT = 2            # boots a cell may kill before it is recorded as failed
-SESSION_MIN = 170        # what --status plans sessions with (180 min, minus slack)
+SITTING_MIN = 170        # what --status plans a sitting of --budget with (3 h, minus slack)
 
 
 def time_scale():
@@ -301,7 +301,7 @@ def read_jsonl(path, offset=0):
 def load_records(d):
     recs = []
     for p in sorted(glob.glob(os.path.join(d, "*.jsonl"))):
-        if os.path.basename(p) != "sessions.jsonl":
+        if os.path.basename(p) != "invocations.jsonl":
             recs += read_jsonl(p)
     return recs
 
@@ -442,7 +442,7 @@ def load_plan(d):
 
 def stale_notes(st, plan):
     """Results of this method that the current kernels do not match, per
-    kernel build: after a new session's rebuild this says at once that a
+    kernel build: after a rebuild this says at once that a
     bzImage is not byte-identical to the one the results were measured on."""
     stale = {}
     for r in st.stale:
@@ -522,18 +522,18 @@ def cmd_status(args):
     if st.runnable:
         eta, nboots = st.eta()
         print(f"remaining: {len(st.runnable)} cells in {nboots} boot(s), ~{fmt_s(eta)} "
-              f"({st.per_cell:.1f} s per cell: {st.per_cell_src}); at {SESSION_MIN} min "
-              f"per session: {int(-(-eta // (SESSION_MIN * 60)))} session(s)")
+              f"({st.per_cell:.1f} s per cell: {st.per_cell_src}); at --budget {SITTING_MIN}: "
+              f"{int(-(-eta // (SITTING_MIN * 60)))} invocation(s)")
         print(f"next: the same bench/run.sh --{plan['mode']} command with --budget MIN "
-              f"(e.g. --budget {SESSION_MIN} in a fresh 180-min session)")
+              f"(e.g. --budget {SITTING_MIN})")
     elif st.blocked:
         print("remaining: only cells on a missing kernel")
     else:
         print("complete: every cell is measured")
-    for line in open_lines(os.path.join(args.dir, "sessions.jsonl"))[-3:]:
+    for line in open_lines(os.path.join(args.dir, "invocations.jsonl"))[-3:]:
         try:
             s = json.loads(line)
-            print(f"session {s.get('start_iso', '?')}: {s.get('cells', '?')} cells in "
+            print(f"invocation {s.get('start_iso', '?')}: {s.get('cells', '?')} cells in "
                   f"{fmt_s(s.get('seconds', 0))}, ended: {s.get('ended', '?')}")
         except ValueError:
             pass

@@ -6,9 +6,8 @@
 #                     [--combos HI+LO,HI+LO]
 #                     [--out-dir DIR] [--no-analyze] [--analyze-only]
 #   --full         every device, the 20 combinations, 3 repeats (hours, so it
-#                  is resumable: its state is bench/state/full, committed so
-#                  that the next session, on a fresh machine, continues it; run
-#                  the same command again and it continues where it stopped)
+#                  is resumable: its state is build/bench/state/full; run the
+#                  same command again and it continues where it stopped)
 #   --quick        the 1000-IOPS disk and the overhead device, 6 combinations,
 #                  1 repeat, short cells (< 15 min); a new run dir each time
 #   --budget MIN   stop cleanly before a cell that would not end within MIN
@@ -22,14 +21,14 @@
 #   --combos       only these pairs (randread+seqread, seqread+none, ...) and
 #                  the solos of their workloads: to look at a few pairs (use
 #                  with --out-dir, away from the full run's state)
-#   --out-dir DIR  run directory (the state; default bench/state/full for
+#   --out-dir DIR  run directory (the state; default build/bench/state/full for
 #                  --full, build/bench/<time>-quick for --quick); an existing
 #                  one is resumed
 #   --no-analyze   only measure; analyse later with --analyze-only
 #   --analyze-only analyse DIR as it is (a partial state is marked PARTIAL)
 # Every finished cell is in DIR/<kernel>.jsonl the moment it ends, keyed by
 # method, kernel (bzImage sha), device, controller, combination and repeat:
-# a killed session loses only the cell it was in. When every cell is done,
+# a killed run loses only the cell it was in. When every cell is done,
 # bench/analyze.py writes bench/results/ (a plain --full or --quick) or
 # DIR/results/ (a narrowed run). Exit status 0 also when the budget stopped
 # the run; --status says what is left.
@@ -90,7 +89,7 @@ parse_args() {
 	fi
 	if [ -z "$outdir" ]; then
 		if [ "$mode" = full ]; then
-			outdir=bench/state/full
+			outdir=build/bench/state/full
 		elif [ -n "$status$analyze_only" ]; then
 			die "--quick makes a new run dir each time: give --out-dir DIR with --status / --analyze-only"
 		else
@@ -123,7 +122,7 @@ check_prereqs() {
 	fi
 }
 
-# Host load and other VMs at the start and end of every session: the results
+# Host load and other VMs at the start and end of every invocation: the results
 # say whether the machine was quiet.
 host_state() { # LABEL
 	{
@@ -163,7 +162,7 @@ set_aside() {
 lock() {
 	mkdir -p "$outdir"
 	exec 9>"$outdir/lock"
-	# children keep the lock: a guest still running from a killed session
+	# children keep the lock: a guest still running from a killed run
 	# holds it until it ends, so two guests never write one state
 	flock -n 9 || die "another bench/run.sh, or a guest it started, is using $outdir"
 }
@@ -305,8 +304,8 @@ main() {
 	printf '{"start": %d, "start_iso": "%s", "seconds": %d, "cells": %d, "budget_min": %s, "ended": "%s", "fake": %s}\n' \
 		"$t0" "$(date -d "@$t0" -Is)" $(( $(date +%s) - t0 )) "$measured" \
 		"${budget:-null}" "$stopped" "$([ -n "$fake" ] && echo true || echo false)" \
-		>> "$outdir/sessions.jsonl"
-	say "session: $measured cells in $(hms $(( $(date +%s) - t0 ))) ($stopped)"
+		>> "$outdir/invocations.jsonl"
+	say "this invocation: $measured cells in $(hms $(( $(date +%s) - t0 ))) ($stopped)"
 	case $stopped in
 	complete)
 		if [ -n "$analyze" ]; then analyze_state
