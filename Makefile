@@ -8,7 +8,7 @@
 #   make kernel [KVARIANT=ioweight|baseline|debug]
 #   make image | hook | hook-check | bench | bench-quick | vm-shell
 #   make hook-deb        build/deb/ioweight-hook_*.deb (dpkg-buildpackage + lintian)
-#   make acceptance      the controller's acceptance measurements (~1.5 h);
+#   make acceptance      the controller's acceptance measurements (tens of min);
 #                        exits non-zero if a figure misses its target
 #   make kernel-refresh  turn commits in build/linux back into kernel/patches
 #   make checkpatch | clean | distclean

@@ -10,14 +10,14 @@
 # matrix.sh when it exists, each in its own guest boot, and judges every
 # figure they print: a JSON line with an "ok" field is a figure with a target
 # (the part script states the target and decides "ok"); the others
-# (no-control and solo references) are context. About 1 h 30 min in all.
+# (no-control and solo references) are context. It takes tens of minutes.
 #
 # Writes one JSON document with every figure, the kernel's bzImage sha256
-# and the machine's load: bench/results/<date>-acceptance-<kernel>.json for
-# a standard run (no --parts, --secs or --only), else
-# build/measure/acceptance-<time>.json (or FILE). Exit status: 0 when every
-# figure meets its target, 1 when one misses or a part broke (no figures, or
-# a non-zero exit), 2 on bad usage.
+# and the machine's load: for a standard run (no --parts, --secs or --only)
+# bench/results/<date>-acceptance-<kernel>-<sha>.json (sha: the bzImage's
+# sha256, 12 hex digits), else build/measure/acceptance-<time>.json (or
+# FILE). Exit status: 0 when every figure meets its target, 1 when one
+# misses or a part broke (no figures, or a non-zero exit), 2 on bad usage.
 #   --no-build   use the kernel and guest image as they are (default: build
 #                what is missing first, as make test does)
 set -euo pipefail
@@ -155,7 +155,7 @@ main() {
 	mkdir -p "$dir"
 	if [ -z "$out" ]; then
 		if [ -n "$standard" ]; then
-			out=bench/results/$(date +%Y-%m-%d)-acceptance-$(basename "$kernel").json
+			out=bench/results/$(date +%Y-%m-%d)-acceptance-$(basename "$kernel")-$(sha256sum "$(bzimage)" | cut -c1-12).json
 		else
 			out=$dir.json
 		fi
