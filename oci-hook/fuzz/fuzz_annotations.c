@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memcpy(first, buf, l);
 			first[l] = '\0';
 			cgroup_from_spec(first, out, sizeof(out), &err);
-			cgroup_is_kubelet_pod(first);
+			cgroup_kubelet_pod(first, out, sizeof(out));
 			cgroup_check_path(first, "fuzz", &err);
 		}
 	}

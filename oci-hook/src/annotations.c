@@ -45,7 +45,23 @@ static int parse_weight_or_class(const char *key, const char *val, long *w, char
 	return parse_class(key, val, cls, err);
 }
 
-/* "/dev/vdb=500, /var/lib/data=200": path, '=', weight; comma-separated. */
+/* "8:16": digits, a colon, digits; nothing else */
+static bool is_devnum(const char *s)
+{
+	size_t a = strspn(s, "0123456789"), b;
+
+	if (a == 0 || a > 10 || s[a] != ':')
+		return false;
+	b = strspn(s + a + 1, "0123456789");
+	return b > 0 && b <= 10 && s[a + 1 + b] == '\0';
+}
+
+/*
+ * "/dev/vdb=500, 8:0=200": a device name or MAJ:MIN, '=', weight;
+ * comma-separated.  Only syntax here: which devices a pod may name is the
+ * config's list (device.c), and nothing a pod writes is ever looked up in
+ * the filesystem.
+ */
 static int parse_device_weights(const char *key, const char *val, struct ann_values *av,
 				struct hook_err *err)
 {
@@ -71,8 +87,9 @@ static int parse_device_weights(const char *key, const char *val, struct ann_val
 		if (av->n_devs == MAX_DEVICE_ENTRIES)
 			return hook_fail(err, 0, "annotation %s: more than %d entries", key,
 					 MAX_DEVICE_ENTRIES);
-		if (path[0] != '/')
-			return hook_fail(err, 0, "annotation %s: device `%.64s` is not an absolute path", key, path);
+		if (path[0] != '/' && !is_devnum(path))
+			return hook_fail(err, 0, "annotation %s: device `%.64s` is neither a /dev path nor MAJ:MIN",
+					 key, path);
 		if (strlen(path) > DEV_PATH_MAX)
 			return hook_fail(err, 0, "annotation %s: device path longer than %d bytes", key,
 					 DEV_PATH_MAX);
@@ -129,6 +146,15 @@ int annotations_parse(const struct kv *ann, size_t n, struct ann_values *av,
 		if (strlen(v) >= sizeof(av->sandbox_id) || !valid_container_id(v))
 			return hook_fail(err, 0, "annotation %s: not a valid sandbox id", ANN_CRI_SANDBOX_ID);
 		strcpy(av->sandbox_id, v);
+	}
+	v = find(ann, n, ANN_CRI_NAMESPACE);
+	if (!v)
+		v = find(ann, n, ANN_K8S_NAMESPACE);
+	if (v) {
+		if (!valid_label(v, ANN_NAME_MAX))
+			return hook_fail(err, 0, "annotation %s: `%.64s` is not a namespace name",
+					 ANN_CRI_NAMESPACE, v);
+		strcpy(av->namespace_, v);
 	}
 	v = find(ann, n, ANN_CRI_CONTAINER_NAME);
 	if (!v)
@@ -214,8 +240,23 @@ static void note(struct hook_request *req, const char *fmt, ...)
 	va_end(ap);
 }
 
+static bool is_request_key(const char *k)
+{
+	return !strncmp(k, ANN_PREFIX, strlen(ANN_PREFIX)) || !strcmp(k, ANN_CRI_BLOCKIO) ||
+	       !strcmp(k, ANN_BLOCKIO_POD) ||
+	       !strncmp(k, ANN_BLOCKIO_CONTAINER, strlen(ANN_BLOCKIO_CONTAINER));
+}
+
+bool annotations_request_anything(const struct kv *ann, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (is_request_key(ann[i].key))
+			return true;
+	return false;
+}
+
 static int class_weight(const struct ioweight_config *cfg, const char *key, const char *cls,
-			struct weight_target *t, struct hook_err *err)
+			const char *ns, struct weight_target *t, struct hook_err *err)
 {
 	const struct cfg_class *c = config_class(cfg, cls);
 
@@ -228,6 +269,15 @@ static int class_weight(const struct ioweight_config *cfg, const char *key, cons
 		return hook_fail(err, 0, "annotation %s: unknown class `%s` (config %s defines: %s)", key,
 				 cls, cfg->source, list[0] ? list : "none");
 	}
+	/* a class is held to the same bounds as a number ... */
+	if (c->weight < cfg->min_weight || c->weight > cfg->max_weight)
+		return hook_fail(err, 0, "annotation %s: class %s (weight %ld) is outside %ld..%ld allowed by config %s",
+				 key, cls, c->weight, cfg->min_weight, cfg->max_weight, cfg->source);
+	/* ... and may be reserved for some namespaces */
+	if (!config_class_allows(cfg, c, ns))
+		return hook_fail(err, 0, "annotation %s: class %s is not allowed in %s%s%s (config %s)", key,
+				 cls, ns ? "namespace `" : "a container without a namespace", ns ? ns : "",
+				 ns ? "`" : "", cfg->source);
 	t->set = true;
 	t->weight = c->weight;
 	snprintf(t->source, sizeof(t->source), "%s=%s", key, cls);
@@ -260,7 +310,8 @@ struct cand {
 };
 
 static int pick(const struct cand *c, size_t n, const struct ioweight_config *cfg,
-		struct weight_target *t, struct hook_request *req, struct hook_err *err)
+		const char *ns, struct weight_target *t, struct hook_request *req,
+		struct hook_err *err)
 {
 	for (size_t i = 0; i < n; i++) {
 		bool present = c[i].w > 0 || (c[i].cls && c[i].cls[0]);
@@ -277,7 +328,7 @@ static int pick(const struct cand *c, size_t n, const struct ioweight_config *cf
 			continue;
 		}
 		if (c[i].w > 0 ? numeric_weight(cfg, c[i].key, c[i].w, t, err) < 0
-			       : class_weight(cfg, c[i].key, c[i].cls, t, err) < 0)
+			       : class_weight(cfg, c[i].key, c[i].cls, ns, t, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -292,6 +343,9 @@ int request_build(const struct ann_values *av, const struct ioweight_config *cfg
 		cfg->honour.container_weights, cfg->honour.blockio
 	};
 	struct weight_target *devs_to;
+	/* the namespace the CRI put in a real pod's annotations; a standalone
+	 * container has none, whatever its annotations say */
+	const char *ns = in_pod && av->namespace_[0] ? av->namespace_ : NULL;
 
 	memset(req, 0, sizeof(*req));
 	snprintf(ctr_key, sizeof(ctr_key), "%s%s", ANN_CONTAINER, av->container_name);
@@ -309,10 +363,10 @@ int request_build(const struct ann_values *av, const struct ioweight_config *cfg
 			{ bctr_key, 0, av->blockio_ctr, h.b, "blockio" },
 		};
 
-		if (pick(pod, 3, cfg, &req->pod, req, err) < 0)
+		if (pick(pod, 3, cfg, ns, &req->pod, req, err) < 0)
 			return -1;
 		/* the pause container has no share of its own to set */
-		if (av->ctype != CT_SANDBOX && pick(ctr, 3, cfg, &req->ctr, req, err) < 0)
+		if (av->ctype != CT_SANDBOX && pick(ctr, 3, cfg, ns, &req->ctr, req, err) < 0)
 			return -1;
 		devs_to = &req->pod;
 	} else {
@@ -325,7 +379,7 @@ int request_build(const struct ann_values *av, const struct ioweight_config *cfg
 			{ ANN_BLOCKIO_POD, 0, av->blockio_pod, h.b, "blockio" },
 		};
 
-		if (pick(ctr, 6, cfg, &req->ctr, req, err) < 0)
+		if (pick(ctr, 6, cfg, ns, &req->ctr, req, err) < 0)
 			return -1;
 		devs_to = &req->ctr;
 	}

@@ -34,6 +34,8 @@
 #define ANN_CRIO_CONTAINER_TYPE "io.kubernetes.cri-o.ContainerType"
 #define ANN_CRIO_SANDBOX_ID "io.kubernetes.cri-o.SandboxID"
 #define ANN_K8S_CONTAINER_NAME "io.kubernetes.container.name"
+#define ANN_CRI_NAMESPACE "io.kubernetes.cri.sandbox-namespace"
+#define ANN_K8S_NAMESPACE "io.kubernetes.pod.namespace"
 
 enum {
 	ANN_NAME_MAX = 63,	/* Kubernetes: name part of a key */
@@ -46,9 +48,9 @@ enum {
 enum container_type { CT_NONE, CT_SANDBOX, CT_CONTAINER };
 
 struct dev_req {
-	char path[DEV_PATH_MAX + 1];
+	char path[DEV_PATH_MAX + 1];	/* a /dev path or "MAJ:MIN", as written */
 	long weight;
-	unsigned maj, min;	/* filled by device resolution */
+	unsigned maj, min;	/* filled from the config's device list */
 };
 
 /* Syntax-checked annotation values, before config and placement. */
@@ -64,6 +66,7 @@ struct ann_values {
 	enum container_type ctype;
 	char sandbox_id[129];
 	char container_name[ANN_NAME_MAX + 1];
+	char namespace_[ANN_NAME_MAX + 1];	/* the pod's namespace, "" if unknown */
 };
 
 struct weight_target {
@@ -83,6 +86,10 @@ struct hook_request {
 
 int annotations_parse(const struct kv *ann, size_t n, struct ann_values *out,
 		      struct hook_err *err);
+
+/* Does any key ask the hook for something (ours, or a blockio-class key)?
+ * A container that asks for nothing starts untouched whatever goes wrong. */
+bool annotations_request_anything(const struct kv *ann, size_t n);
 
 /* Apply the config (switches, classes, limits) and the placement rule. */
 int request_build(const struct ann_values *av, const struct ioweight_config *cfg, bool in_pod,

@@ -2,7 +2,6 @@
 /* cgroup.c - container and pod cgroup discovery. */
 #include "cgroup.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -113,83 +112,136 @@ int cgroup_from_spec(const char *cp, char *out, size_t outlen, struct hook_err *
 	return cgroup_check_path(out, "config.json linux.cgroupsPath", err);
 }
 
-static bool uid_chars(const char *s, size_t n, const char *extra)
+/* A kubelet pod uid: a UUID, or the 32-hex-digit hash of a static pod;
+ * the systemd driver writes the UUID's dashes as underscores. */
+static bool pod_uid(const char *s, size_t n, char dash)
 {
-	if (n < 8)
+	if (n < 8 || n > 64)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
-		      strchr(extra, s[i])))
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') || s[i] == dash))
 			return false;
 	return true;
 }
 
-bool cgroup_is_kubelet_pod(const char *b)
+/* Split "/a/b/c" into its last `want` components (comp[0] deepest);
+ * returns how many there are, at most want. */
+static size_t last_components(const char *cg, const char *comp[], size_t len[], size_t want)
 {
-	size_t n = strlen(b);
-	const char *p;
+	const char *end = cg + strlen(cg);
+	size_t k = 0;
 
-	if (!strncmp(b, "pod", 3))
-		return uid_chars(b + 3, n - 3, "-");
-	/* systemd driver: dashes in the uid are written as underscores */
-	if (n > 6 && !strcmp(b + n - 6, ".slice") && !strncmp(b, "kubepods", 8) &&
-	    (p = strstr(b, "-pod")))
-		return uid_chars(p + 4, (size_t)(b + n - 6 - (p + 4)), "_");
+	while (k < want && end > cg) {
+		const char *s = end;
+
+		while (s > cg && s[-1] != '/')
+			s--;
+		comp[k] = s;
+		len[k] = (size_t)(end - s);
+		k++;
+		end = s > cg ? s - 1 : cg;
+	}
+	return k;
+}
+
+static bool comp_is(const char *c, size_t n, const char *want)
+{
+	return n == strlen(want) && !memcmp(c, want, n);
+}
+
+/* "<prefix><id><suffix>" with a container id in the middle */
+static bool comp_wraps_id(const char *c, size_t n, const char *prefix, const char *suffix)
+{
+	size_t pl = strlen(prefix), sl = strlen(suffix);
+	char id[300];
+
+	if (n <= pl + sl || n - pl - sl >= sizeof(id) || memcmp(c, prefix, pl) ||
+	    memcmp(c + n - sl, suffix, sl))
+		return false;
+	memcpy(id, c + pl, n - pl - sl);
+	id[n - pl - sl] = '\0';
+	return valid_container_id(id) && !strchr(id, '.');
+}
+
+/* cgroupfs driver: [prefix]/kubepods[/burstable|/besteffort]/pod<uid>/<ctr> */
+static bool kubelet_cgroupfs(const char *comp[], size_t len[], size_t k)
+{
+	if (k < 3 || len[1] < 4 || memcmp(comp[1], "pod", 3) || !pod_uid(comp[1] + 3, len[1] - 3, '-'))
+		return false;
+	if (comp_is(comp[2], len[2], "kubepods"))
+		return true;
+	return k >= 4 && (comp_is(comp[2], len[2], "burstable") || comp_is(comp[2], len[2], "besteffort")) &&
+	       comp_is(comp[3], len[3], "kubepods");
+}
+
+/*
+ * systemd driver, rooted at "/":
+ *   /kubepods.slice/kubepods-pod<uid>.slice/<scope>                       (guaranteed)
+ *   /kubepods.slice/kubepods-<qos>.slice/kubepods-<qos>-pod<uid>.slice/<scope>
+ * with <scope> cri-containerd-<id>.scope (containerd) or crio-<id>.scope (CRI-O).
+ */
+static bool kubelet_systemd(const char *cg, const char *comp[], size_t len[], size_t k)
+{
+	static const char *const qos[] = { "burstable", "besteffort" };
+	const char *pod = comp[1];
+	size_t pl = len[1];
+
+	if (k < 3 || !(comp_wraps_id(comp[0], len[0], "cri-containerd-", ".scope") ||
+		       comp_wraps_id(comp[0], len[0], "crio-", ".scope")))
+		return false;
+	if (pl > 24 && !memcmp(pod, "kubepods-pod", 12) && !memcmp(pod + pl - 6, ".slice", 6))
+		return k == 3 && comp_is(comp[2], len[2], "kubepods.slice") &&
+		       comp[2] == cg + 1 && pod_uid(pod + 12, pl - 18, '_');
+	for (size_t q = 0; q < 2; q++) {
+		char want_parent[32], want_prefix[40];
+		size_t wl;
+
+		snprintf(want_parent, sizeof(want_parent), "kubepods-%s.slice", qos[q]);
+		wl = (size_t)snprintf(want_prefix, sizeof(want_prefix), "kubepods-%s-pod", qos[q]);
+		if (pl > wl + 6 && !memcmp(pod, want_prefix, wl) && !memcmp(pod + pl - 6, ".slice", 6))
+			return k == 4 && comp_is(comp[2], len[2], want_parent) &&
+			       comp_is(comp[3], len[3], "kubepods.slice") && comp[3] == cg + 1 &&
+			       pod_uid(pod + wl, pl - wl - 6, '_');
+	}
 	return false;
 }
 
-/* Does the pod candidate hold a cgroup for the sandbox `sid`? */
-static bool has_child_named(const struct hook_roots *roots, const char *dir, const char *sid)
+bool cgroup_kubelet_pod(const char *ctr_cg, char *pod_cg, size_t podlen)
 {
-	char path[PATH_MAX];
-	struct dirent *de;
-	bool found = false;
-	DIR *d;
+	const char *comp[5];
+	size_t len[5], k;
 
-	if (snprintf(path, sizeof(path), "%s%s", roots->cgroup, dir) >= (int)sizeof(path))
+	if (ctr_cg[0] != '/')
 		return false;
-	d = opendir(path);
-	if (!d)
+	k = last_components(ctr_cg, comp, len, 5);
+	if (!(kubelet_cgroupfs(comp, len, k) || kubelet_systemd(ctr_cg, comp, len, k)))
 		return false;
-	while (!found && (de = readdir(d)))
-		/* cgroupfs driver names it <id>, systemd cri-containerd-<id>.scope */
-		found = de->d_type == DT_DIR && strstr(de->d_name, sid);
-	closedir(d);
-	return found;
+	/* the pod cgroup is the container's parent */
+	if (pod_cg) {
+		size_t n = (size_t)(comp[0] - 1 - ctr_cg);
+
+		if (n >= podlen)
+			return false;
+		memcpy(pod_cg, ctr_cg, n);
+		pod_cg[n] = '\0';
+	}
+	return true;
 }
 
-int cgroup_find_pod(const struct hook_roots *roots, const char *ctr_cg, const char *ctr_id,
-		    const struct ann_values *av, bool *in_pod, char *pod_cg, size_t podlen,
-		    struct hook_err *err)
+int cgroup_find_pod(const char *ctr_cg, const struct ann_values *av, bool *in_pod, char *pod_cg,
+		    size_t podlen, struct hook_err *err)
 {
-	char parent[PATH_MAX];
-	const char *base, *sid;
-	char *slash;
-
-	*in_pod = false;
-	snprintf(parent, sizeof(parent), "%s", ctr_cg);
-	slash = strrchr(parent, '/');
-	if (slash == parent)
-		parent[1] = '\0';
-	else if (slash)
-		*slash = '\0';
-	base = strrchr(parent, '/') + 1;
-	if (strcmp(parent, "/") && cgroup_is_kubelet_pod(base)) {
-		*in_pod = true;
-	} else if (av->ctype != CT_NONE) {
-		sid = av->sandbox_id[0] ? av->sandbox_id : (av->ctype == CT_SANDBOX ? ctr_id : NULL);
-		if (!sid)
-			return hook_fail(err, 0, "annotations mark a pod container but give no %s",
-					 ANN_CRI_SANDBOX_ID);
-		if (!strcmp(parent, "/") || !has_child_named(roots, parent, sid))
-			return hook_fail(err, 0, "annotations place container in pod sandbox %.64s, but cgroup %s has no sibling for it; refusing to weight %s",
-					 sid, ctr_cg, parent);
-		*in_pod = true;
-	}
-	if (*in_pod) {
-		if (strlen(parent) >= podlen)
-			return hook_fail(err, ENAMETOOLONG, "pod cgroup");
-		strcpy(pod_cg, parent);
-	}
-	return 0;
+	*in_pod = cgroup_kubelet_pod(ctr_cg, pod_cg, podlen);
+	if (*in_pod || av->ctype == CT_NONE)
+		return 0;
+	/*
+	 * Annotations are not proof: anyone who can start a container can set
+	 * them, and a sibling named like the claimed sandbox proves nothing
+	 * either.  Only the layout the kubelet creates makes a pod; a claim the
+	 * layout does not confirm would have us weight a parent shared with
+	 * other workloads (/machine.slice, /kubepods/burstable).
+	 */
+	return hook_fail(err, 0, "annotations mark a pod %s (%s), but cgroup %s is not a container of a kubelet pod cgroup (/kubepods[/<qos>]/pod<uid>/<ctr> or kubepods[-<qos>]-pod<uid>.slice/{cri-containerd,crio}-<id>.scope); refusing to weight its parent",
+			 av->ctype == CT_SANDBOX ? "sandbox" : "container", ANN_CRI_CONTAINER_TYPE,
+			 ctr_cg);
 }

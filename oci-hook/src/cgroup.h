@@ -12,6 +12,7 @@
 #define IOWEIGHT_CGROUP_H
 
 #include "annotations.h"
+#include "state.h"
 #include "util.h"
 
 int cgroup_of_pid(const struct hook_roots *roots, long pid, char *out, size_t outlen,
@@ -19,17 +20,24 @@ int cgroup_of_pid(const struct hook_roots *roots, long pid, char *out, size_t ou
 int cgroup_from_spec(const char *cgroups_path, char *out, size_t outlen, struct hook_err *err);
 int cgroup_check_path(const char *cg, const char *what, struct hook_err *err);
 
-/* "pod<uid>" (cgroupfs driver) or "kubepods[-qos]-pod<uid>.slice" (systemd). */
-bool cgroup_is_kubelet_pod(const char *basename);
+/*
+ * Is ctr_cg a container of a kubelet pod cgroup?  Only the exact layouts
+ * the kubelet creates count, matched name by name:
+ *   cgroupfs  [prefix]/kubepods[/burstable|/besteffort]/pod<uid>/<ctr>
+ *   systemd   /kubepods.slice[/kubepods-<qos>.slice]/kubepods[-<qos>]-pod<uid>.slice/
+ *             cri-containerd-<id>.scope | crio-<id>.scope
+ * On true, pod_cg (if not NULL) gets the parent, the pod cgroup.
+ */
+bool cgroup_kubelet_pod(const char *ctr_cg, char *pod_cg, size_t podlen);
 
 /*
  * Decide whether ctr_cg is a container in a pod and, if so, give the pod
- * cgroup.  *in_pod = false for standalone containers.  Annotations that claim
- * a pod the tree does not confirm are an error: weighting a shared parent
- * such as /kubepods would change every pod's share.
+ * cgroup.  *in_pod = false for standalone containers.  CRI annotations that
+ * claim a pod the layout does not confirm are an error: weighting a shared
+ * parent such as /machine.slice or /kubepods/burstable would change the
+ * share of everything under it.
  */
-int cgroup_find_pod(const struct hook_roots *roots, const char *ctr_cg, const char *ctr_id,
-		    const struct ann_values *av, bool *in_pod, char *pod_cg, size_t podlen,
-		    struct hook_err *err);
+int cgroup_find_pod(const char *ctr_cg, const struct ann_values *av, bool *in_pod, char *pod_cg,
+		    size_t podlen, struct hook_err *err);
 
 #endif

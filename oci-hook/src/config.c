@@ -222,10 +222,31 @@ static int parse_honour(yajl_val o, struct ioweight_config *cfg, const char *src
 	return 0;
 }
 
+static int parse_class_namespaces(yajl_val a, struct ioweight_config *cfg, struct cfg_class *c,
+				  const char *ctx, struct hook_err *err)
+{
+	c->ns_restricted = true;
+	c->ns_first = cfg->n_namespaces;
+	for (size_t i = 0; i < a->u.array.len; i++) {
+		yajl_val v = a->u.array.values[i];
+
+		if (!YAJL_IS_STRING(v) || !valid_label(v->u.string, CFG_NS_MAX) ||
+		    strchr(v->u.string, '.') || strchr(v->u.string, '_'))
+			return hook_fail(err, 0, "%s: `namespaces[%zu]` must be a namespace name (1-63 of [A-Za-z0-9-])",
+					 ctx, i);
+		if (cfg->n_namespaces == CFG_MAX_NAMESPACES)
+			return hook_fail(err, 0, "%s: more than %d namespace names in all classes", ctx,
+					 CFG_MAX_NAMESPACES);
+		strcpy(cfg->namespaces[cfg->n_namespaces++], v->u.string);
+	}
+	c->ns_count = cfg->n_namespaces - c->ns_first;
+	return 0;
+}
+
 static int parse_classes(yajl_val o, struct ioweight_config *cfg, const char *src,
 			 struct hook_err *err)
 {
-	static const char *const keys[] = { "weight", "description", NULL };
+	static const char *const keys[] = { "weight", "description", "namespaces", NULL };
 	char ctx[PATH_MAX + 128];
 
 	if (o->u.object.len > CFG_MAX_CLASSES)
@@ -233,7 +254,8 @@ static int parse_classes(yajl_val o, struct ioweight_config *cfg, const char *sr
 	cfg->n_classes = 0;
 	for (size_t i = 0; i < o->u.object.len; i++) {
 		const char *name = o->u.object.keys[i];
-		yajl_val c = o->u.object.values[i], d;
+		yajl_val c = o->u.object.values[i], d, ns;
+		struct cfg_class *cl = &cfg->classes[cfg->n_classes];
 		long long w;
 		bool p;
 
@@ -245,10 +267,15 @@ static int parse_classes(yajl_val o, struct ioweight_config *cfg, const char *sr
 			return hook_fail(err, 0, "%s: must be an object", ctx);
 		if (json_only_keys(c, keys, ctx, err) < 0 ||
 		    json_member(c, "description", yajl_t_string, false, ctx, &d, err) < 0 ||
-		    get_int(c, "weight", true, WEIGHT_MIN, WEIGHT_MAX, ctx, &p, &w, err) < 0)
+		    get_int(c, "weight", true, WEIGHT_MIN, WEIGHT_MAX, ctx, &p, &w, err) < 0 ||
+		    json_member(c, "namespaces", yajl_t_array, false, ctx, &ns, err) < 0)
 			return -1;
-		strcpy(cfg->classes[cfg->n_classes].name, name);
-		cfg->classes[cfg->n_classes++].weight = (long)w;
+		memset(cl, 0, sizeof(*cl));
+		strcpy(cl->name, name);
+		cl->weight = (long)w;
+		if (ns && parse_class_namespaces(ns, cfg, cl, ctx, err) < 0)
+			return -1;
+		cfg->n_classes++;
 	}
 	return 0;
 }
@@ -375,7 +402,7 @@ static int parse_profiles(yajl_val o, struct ioweight_config *cfg, const char *s
 static int parse_rules(yajl_val a, struct ioweight_config *cfg, const char *src,
 		       struct hook_err *err)
 {
-	static const char *const keys[] = { "match", "profile", "description", NULL };
+	static const char *const keys[] = { "match", "profile", "podWeights", "description", NULL };
 	char ctx[PATH_MAX + 64];
 
 	if (a->u.array.len > CFG_MAX_RULES)
@@ -388,23 +415,44 @@ static int parse_rules(yajl_val a, struct ioweight_config *cfg, const char *src,
 		snprintf(ctx, sizeof(ctx), "%s: devices[%zu]", src, i);
 		if (!YAJL_IS_OBJECT(r))
 			return hook_fail(err, 0, "%s: must be an object", ctx);
+		memset(rule, 0, sizeof(*rule));
+		rule->profile = -1;
 		if (json_only_keys(r, keys, ctx, err) < 0 ||
 		    json_member(r, "description", yajl_t_string, false, ctx, &d, err) < 0 ||
 		    json_member(r, "match", yajl_t_string, true, ctx, &m, err) < 0 ||
-		    json_member(r, "profile", yajl_t_string, true, ctx, &p, err) < 0)
+		    json_member(r, "profile", yajl_t_string, false, ctx, &p, err) < 0 ||
+		    get_bool(r, "podWeights", ctx, &rule->pod_weights, err) < 0)
 			return -1;
 		if (m->u.string[0] != '/' || strlen(m->u.string) >= CFG_MATCH_MAX ||
 		    path_has_dot_component(m->u.string))
 			return hook_fail(err, 0, "%s: `match` must be an absolute path or glob (< 256 chars) without `.`/`..`, got `%.128s`",
 					 ctx, m->u.string);
-		for (k = 0; k < cfg->n_profiles; k++)
-			if (!strcmp(cfg->profiles[k].name, p->u.string))
-				break;
-		if (k == cfg->n_profiles)
-			return hook_fail(err, 0, "%s: unknown profile `%.64s`", ctx, p->u.string);
+		if (!p && !rule->pod_weights)
+			return hook_fail(err, 0, "%s: a rule needs a `profile`, `podWeights` true, or both", ctx);
+		if (p) {
+			for (k = 0; k < cfg->n_profiles; k++)
+				if (!strcmp(cfg->profiles[k].name, p->u.string))
+					break;
+			if (k == cfg->n_profiles)
+				return hook_fail(err, 0, "%s: unknown profile `%.64s`", ctx, p->u.string);
+			rule->profile = (int)k;
+		}
 		strcpy(rule->match, m->u.string);
-		rule->profile = (int)k;
 		cfg->n_rules++;
+	}
+	return 0;
+}
+
+/* A class is a weight the admin hands out: the same limits as a number. */
+static int check_class_limits(const struct ioweight_config *cfg, const char *src,
+			      struct hook_err *err)
+{
+	for (size_t i = 0; i < cfg->n_classes; i++) {
+		const struct cfg_class *c = &cfg->classes[i];
+
+		if (c->weight < cfg->min_weight || c->weight > cfg->max_weight)
+			return hook_fail(err, 0, "%s: classes.%s: weight %ld is outside limits %ld..%ld",
+					 src, c->name, c->weight, cfg->min_weight, cfg->max_weight);
 	}
 	return 0;
 }
@@ -467,6 +515,11 @@ int config_parse(const char *buf, size_t len, const char *source, struct ioweigh
 	if (json_member(root, "devices", yajl_t_array, false, source, &v, err) < 0 ||
 	    (v && parse_rules(v, cfg, source, err) < 0))
 		return -1;
+	/* the file's own classes must fit its limits; the built-in classes
+	 * are checked when a pod asks for one */
+	if (json_member(root, "classes", yajl_t_object, false, source, &v, err) < 0 ||
+	    (v && check_class_limits(cfg, source, err) < 0))
+		return -1;
 	return 0;
 }
 
@@ -485,68 +538,80 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int config_load_dir(const char *dir, struct ioweight_config *cfg, config_skip_fn skipped,
-		    void *arg, struct hook_err *err)
+/* The config files of dir, sorted: *.json and *.conf, no dot files. */
+static int list_config_files(const char *dir, char *names[MAX_CONFIG_FILES], size_t *n,
+			     struct hook_err *err)
 {
-	char *names[MAX_CONFIG_FILES];
-	size_t n = 0, i;
 	struct dirent *de;
 	DIR *d = opendir(dir);
-	int ret = -1;
-	char first_err[ERR_MSG_MAX] = "";
 
-	if (!d) {
-		if (errno == ENOENT) {
-			config_default(cfg);
-			return 0;
-		}
-		return hook_fail(err, errno, "config dir %s", dir);
-	}
-	while ((de = readdir(d))) {
+	*n = 0;
+	if (!d)
+		return errno == ENOENT ? 0 : hook_fail(err, errno, "config dir %s", dir);
+	while ((errno = 0, de = readdir(d))) {
 		const char *nm = de->d_name;
 
 		if (nm[0] == '.' || (fnmatch("*.json", nm, 0) && fnmatch("*.conf", nm, 0)))
 			continue;
-		if (n == MAX_CONFIG_FILES) {
-			closedir(d);
-			for (i = 0; i < n; i++)
-				free(names[i]);
-			return hook_fail(err, 0, "config dir %s: more than %d config files", dir,
-					 MAX_CONFIG_FILES);
+		if (*n == MAX_CONFIG_FILES) {
+			hook_fail(err, 0, "config dir %s: more than %d config files", dir,
+				  MAX_CONFIG_FILES);
+			goto fail;
 		}
-		if (!(names[n] = strdup(nm))) {
-			closedir(d);
-			for (i = 0; i < n; i++)
-				free(names[i]);
-			return hook_fail(err, ENOMEM, "config dir %s", dir);
+		if (!(names[*n] = strdup(nm))) {
+			hook_fail(err, ENOMEM, "config dir %s", dir);
+			goto fail;
 		}
-		n++;
+		(*n)++;
+	}
+	if (errno) {
+		hook_fail(err, errno, "config dir %s: cannot list", dir);
+		goto fail;
 	}
 	closedir(d);
-	if (n == 0) {
-		config_default(cfg);
-		return 0;
+	qsort(names, *n, sizeof(names[0]), cmp_names);
+	return 0;
+fail:
+	closedir(d);
+	for (size_t i = 0; i < *n; i++)
+		free(names[i]);
+	*n = 0;
+	return -1;
+}
+
+int config_load_dir(const char *dir, struct ioweight_config *cfg, config_report_fn report,
+		    void *arg, struct hook_err *err)
+{
+	char *names[MAX_CONFIG_FILES];
+	_cleanup_free_ struct ioweight_config *other = NULL;
+	char first_err[ERR_MSG_MAX] = "";
+	size_t n, bad = 0;
+
+	if (list_config_files(dir, names, &n, err) < 0)
+		return -1;
+	config_default(cfg);
+	if (n > 1 && !(other = malloc(sizeof(*other)))) {
+		for (size_t i = 0; i < n; i++)
+			free(names[i]);
+		return hook_fail(err, ENOMEM, "config dir %s", dir);
 	}
-	qsort(names, n, sizeof(names[0]), cmp_names);
-	for (i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		char path[PATH_MAX];
 		struct hook_err e = { 0 };
+		struct ioweight_config *into = i == 0 ? cfg : other;
 
-		if (path_join(path, sizeof(path), dir, names[i], &e) == 0 &&
-		    config_load_file(path, cfg, &e) == 0) {
-			ret = 0;
-			break;
+		if (path_join(path, sizeof(path), dir, names[i], &e) < 0 ||
+		    config_load_file(path, into, &e) < 0) {
+			if (!bad++)
+				memcpy(first_err, e.msg, sizeof(first_err));
 		}
-		if (!first_err[0])
-			memcpy(first_err, e.msg, sizeof(first_err));
-		if (skipped)
-			skipped(path, e.msg, arg);
+		if (report)
+			report(path, e.msg[0] ? NULL : into, e.msg[0] ? e.msg : NULL, arg);
+		free(names[i]);
 	}
-	for (size_t j = 0; j < n; j++)
-		free(names[j]);
-	if (ret < 0)
-		return hook_fail(err, 0, "config dir %s: no valid config (first error: %s)", dir,
-				 first_err);
+	if (bad)
+		return hook_fail(err, 0, "config dir %s: %zu of %zu files invalid, no config in effect (first error: %s)",
+				 dir, bad, n, first_err);
 	return 0;
 }
 
@@ -558,59 +623,80 @@ const struct cfg_class *config_class(const struct ioweight_config *cfg, const ch
 	return NULL;
 }
 
-int config_validate_report(const char *target, struct ioweight_config *cfg, FILE *out,
-			   struct hook_err *err)
+bool config_class_allows(const struct ioweight_config *cfg, const struct cfg_class *c,
+			 const char *ns)
 {
-	struct stat st;
-	DIR *d;
-	struct dirent *de;
-	size_t bad = 0, total = 0;
-	bool chosen = false;
-	char *names[MAX_CONFIG_FILES];
-	size_t n = 0;
+	if (!c->ns_restricted)
+		return true;
+	if (!ns)
+		return false;
+	for (size_t i = 0; i < c->ns_count; i++)
+		if (!strcmp(cfg->namespaces[c->ns_first + i], ns))
+			return true;
+	return false;
+}
 
+struct report_ctx {
+	FILE *out;
+	size_t files;
+};
+
+static void report_line(const char *path, const struct ioweight_config *parsed,
+			const char *error, void *arg)
+{
+	struct report_ctx *r = arg;
+	char msg[2 * ERR_MSG_MAX];
+
+	str_escape(error ? error : path, msg, sizeof(msg));
+	if (error)
+		fprintf(r->out, "INVALID  %s\n", msg);
+	else
+		fprintf(r->out, "OK       %s (name %s)%s\n", msg, parsed->name,
+			r->files ? " - valid but not used: the first file is the one in effect" : "");
+	r->files++;
+}
+
+int config_validate_report(const char *target, FILE *out, struct hook_err *err)
+{
+	_cleanup_free_ struct ioweight_config *cfg = malloc(sizeof(*cfg));
+	struct report_ctx r = { .out = out };
+	struct hook_err e = { 0 };
+	char msg[2 * ERR_MSG_MAX];
+	struct stat st;
+	int ret;
+
+	if (!cfg)
+		return hook_fail(err, ENOMEM, "validate");
 	if (stat(target, &st) < 0)
 		return hook_fail(err, errno, "%s", target);
 	if (!S_ISDIR(st.st_mode)) {
-		if (config_load_file(target, cfg, err) < 0) {
-			fprintf(out, "INVALID  %s\n", err->msg);
+		ret = config_load_file(target, cfg, &e);
+		str_escape(ret < 0 ? e.msg : target, msg, sizeof(msg));
+		if (ret < 0) {
+			fprintf(out, "INVALID  %s\n", msg);
 			return 1;
 		}
 		fprintf(out, "OK       %s (name %s, %zu classes, %zu profiles, %zu device rules, failurePolicy %s)\n",
-			target, cfg->name, cfg->n_classes, cfg->n_profiles, cfg->n_rules,
+			msg, cfg->name, cfg->n_classes, cfg->n_profiles, cfg->n_rules,
 			cfg->policy == POLICY_FAIL ? "fail" : "warn");
 		return 0;
 	}
-	if (!(d = opendir(target)))
-		return hook_fail(err, errno, "%s", target);
-	while ((de = readdir(d)) && n < MAX_CONFIG_FILES)
-		if (de->d_name[0] != '.' &&
-		    !(fnmatch("*.json", de->d_name, 0) && fnmatch("*.conf", de->d_name, 0)))
-			names[n++] = strdup(de->d_name);
-	closedir(d);
-	qsort(names, n, sizeof(names[0]), cmp_names);
-	for (size_t i = 0; i < n; i++) {
-		char path[PATH_MAX];
-		struct hook_err e = { 0 };
-
-		if (!names[i])
-			continue;
-		total++;
-		snprintf(path, sizeof(path), "%s/%s", target, names[i]);
-		if (config_load_file(path, cfg, &e) < 0) {
-			fprintf(out, "INVALID  %s\n", e.msg);
-			bad++;
-		} else {
-			fprintf(out, "OK       %s (name %s)%s\n", path, cfg->name,
-				chosen ? " - not used: an earlier file wins" : " - IN EFFECT");
-			chosen = true;
-		}
+	ret = config_load_dir(target, cfg, report_line, &r, &e);
+	if (ret < 0 && !r.files)
+		return hook_fail(err, 0, "%s", e.msg);	/* the directory itself */
+	if (ret < 0) {
+		str_escape(e.msg, msg, sizeof(msg));
+		fprintf(out, "NO CONFIG IN EFFECT: %s\n"
+			"containers that ask for IO weights fail to start; containers that ask for nothing start untouched\n",
+			msg);
+		return 1;
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	if (!total)
+	if (!r.files)
 		fprintf(out, "no *.json or *.conf files in %s: the built-in default is in effect\n", target);
-	else if (!chosen)
-		fprintf(out, "no valid config in %s: every container start fails\n", target);
-	return bad ? 1 : 0;
+	else {
+		str_escape(cfg->source, msg, sizeof(msg));
+		fprintf(out, "IN EFFECT: %s (name %s, failurePolicy %s)\n", msg, cfg->name,
+			cfg->policy == POLICY_FAIL ? "fail" : "warn");
+	}
+	return 0;
 }

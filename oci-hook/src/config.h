@@ -3,8 +3,10 @@
  * config.h - the admin's CNI-like configuration.
  *
  * Owns: struct ioweight_config, strict validation of one document, loading a
- * config directory (lexical order, first valid file wins, like CNI) and the
- * built-in default used when the directory is absent or empty.
+ * config directory (every file validated, the first in lexical order in
+ * effect; one invalid file makes the directory invalid) and the built-in
+ * default used when the directory is absent or empty.  The hook and
+ * `validate` load through the same function.
  * The schema is cni-like-config/ioweight.schema.json; keep them in step.
  */
 #ifndef IOWEIGHT_CONFIG_H
@@ -21,6 +23,8 @@ enum {
 	CFG_MAX_RULES = 128,
 	CFG_KFILE_MAX = 64,
 	CFG_MATCH_MAX = 256,	/* a device path or glob in a rule */
+	CFG_NS_MAX = 63,	/* a Kubernetes namespace: a DNS label */
+	CFG_MAX_NAMESPACES = 256,	/* namespace names over all classes */
 };
 
 enum failure_policy { POLICY_FAIL, POLICY_WARN };
@@ -29,6 +33,8 @@ enum log_target { LOGT_SYSLOG, LOGT_FILE, LOGT_STDERR, LOGT_NONE };
 struct cfg_class {
 	char name[CFG_NAME_MAX + 1];
 	long weight;
+	bool ns_restricted;	/* "namespaces" given: only those may use it */
+	size_t ns_first, ns_count;	/* slice of ioweight_config.namespaces */
 };
 
 /* cost model line: ctrl=auto, or ctrl=user with all six linear parameters */
@@ -56,7 +62,8 @@ struct cfg_profile {
 
 struct cfg_rule {
 	char match[CFG_MATCH_MAX];	/* absolute path or glob */
-	int profile;		/* index into profiles */
+	int profile;		/* index into profiles, -1 for none */
+	bool pod_weights;	/* pods may name these disks in device-weights */
 };
 
 struct ioweight_config {
@@ -74,6 +81,8 @@ struct ioweight_config {
 	} honour;
 	struct cfg_class classes[CFG_MAX_CLASSES];
 	size_t n_classes;
+	char namespaces[CFG_MAX_NAMESPACES][CFG_NS_MAX + 1];
+	size_t n_namespaces;
 	struct cfg_profile profiles[CFG_MAX_PROFILES];
 	size_t n_profiles;
 	struct cfg_rule rules[CFG_MAX_RULES];
@@ -89,22 +98,28 @@ int config_parse(const char *buf, size_t len, const char *source, struct ioweigh
 int config_load_file(const char *path, struct ioweight_config *cfg, struct hook_err *err);
 
 /*
- * Load from a directory: *.json and *.conf in lexical order, first valid
- * wins.  Invalid files before it are reported through `skipped` (may be
- * NULL) so the caller can log them.  No files at all -> built-in default.
- * Files present but none valid -> error (we will not guess the policy).
+ * Load from a directory: every *.json and *.conf file (at most
+ * MAX_CONFIG_FILES) is validated, in lexical order; the first one is in
+ * effect, the others are checked but unused.  Any invalid file makes the
+ * whole directory an error: a typo must never hand control to another file.
+ * No directory or no files -> the built-in default.
+ * `report` (may be NULL) hears about every file, in order: its parsed
+ * config, or NULL and the error.
  */
-typedef void (*config_skip_fn)(const char *path, const char *why, void *arg);
-int config_load_dir(const char *dir, struct ioweight_config *cfg, config_skip_fn skipped,
+typedef void (*config_report_fn)(const char *path, const struct ioweight_config *parsed,
+				 const char *error, void *arg);
+int config_load_dir(const char *dir, struct ioweight_config *cfg, config_report_fn report,
 		    void *arg, struct hook_err *err);
 
-/* `validate`: report every file (dir) or the one file; returns the number of
- * invalid files (0 or 1 meaning "all good" / "something is wrong"), < 0 if
- * the target cannot be read. */
+/* `validate`: a directory through config_load_dir() (so the verdict is the
+ * hook's), or one file.  Prints a line per file.  Returns 0 if all is well,
+ * 1 if anything is invalid, < 0 if the target cannot be read. */
 #include <stdio.h>
-int config_validate_report(const char *target, struct ioweight_config *cfg, FILE *out,
-			   struct hook_err *err);
+int config_validate_report(const char *target, FILE *out, struct hook_err *err);
 
 const struct cfg_class *config_class(const struct ioweight_config *cfg, const char *name);
+/* May a pod in namespace `ns` (NULL: unknown) use class c? */
+bool config_class_allows(const struct ioweight_config *cfg, const struct cfg_class *c,
+			 const char *ns);
 
 #endif

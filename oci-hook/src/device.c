@@ -135,8 +135,25 @@ int device_resolve(const struct hook_roots *roots, const char *spec, struct devn
 	return 0;
 }
 
-int device_expand_rule(const struct hook_roots *roots, const char *match, struct devnum *out,
-		       size_t *n, size_t max, struct hook_err *err)
+static int add_name(struct disk_name *out, size_t *n, size_t max, const char *path,
+		    struct devnum d, int rule, struct hook_err *err)
+{
+	if (strlen(path) >= DISK_NAME_MAX)
+		return 0;	/* longer than any name a pod may write */
+	for (size_t i = 0; i < *n; i++)
+		if (out[i].rule == rule && !strcmp(out[i].path, path))
+			return 0;
+	if (*n == max)
+		return hook_fail(err, 0, "device rules match more than %zu names", max);
+	strcpy(out[*n].path, path);
+	out[*n].d = d;
+	out[*n].rule = rule;
+	(*n)++;
+	return 0;
+}
+
+static int expand_rule(const struct hook_roots *roots, const char *match, int rule,
+		       struct disk_name *out, size_t *n, size_t max, struct hook_err *err)
 {
 	char pattern[PATH_MAX];
 	bool is_dev = !strncmp(match, "/dev/", 5);
@@ -150,13 +167,7 @@ int device_expand_rule(const struct hook_roots *roots, const char *match, struct
 		/* an absent disk is not an error: the config is host-wide */
 		if (device_resolve(roots, match, &d, &e) < 0)
 			return e.code == ENOENT ? 0 : (memcpy(err, &e, sizeof(e)), -1);
-		for (size_t i = 0; i < *n; i++)
-			if (out[i].maj == d.maj && out[i].min == d.min)
-				return 0;
-		if (*n == max)
-			return hook_fail(err, 0, "device rules match more than %zu disks", max);
-		out[(*n)++] = d;
-		return 0;
+		return add_name(out, n, max, match, d, rule, err);
 	}
 	if (is_dev) {
 		if (path_join(pattern, sizeof(pattern), roots->dev, match + 4, err) < 0)
@@ -175,7 +186,6 @@ int device_expand_rule(const struct hook_roots *roots, const char *match, struct
 		char spec[PATH_MAX];
 		struct devnum d;
 		struct hook_err e = { 0 };
-		bool dup = false;
 
 		if (is_dev)
 			snprintf(spec, sizeof(spec), "/dev%s", g.gl_pathv[i] + strlen(roots->dev));
@@ -183,16 +193,36 @@ int device_expand_rule(const struct hook_roots *roots, const char *match, struct
 			snprintf(spec, sizeof(spec), "%s", g.gl_pathv[i]);
 		if (device_resolve(roots, spec, &d, &e) < 0)
 			continue;
-		for (size_t j = 0; j < *n; j++)
-			dup |= out[j].maj == d.maj && out[j].min == d.min;
-		if (dup)
-			continue;
-		if (*n == max) {
+		if (add_name(out, n, max, spec, d, rule, err) < 0) {
 			globfree(&g);
-			return hook_fail(err, 0, "device rules match more than %zu disks", max);
+			return -1;
 		}
-		out[(*n)++] = d;
 	}
 	globfree(&g);
 	return 0;
+}
+
+int device_expand_rules(const struct hook_roots *roots, const struct ioweight_config *cfg,
+			struct disk_name *out, size_t *n, size_t max, struct hook_err *err)
+{
+	*n = 0;
+	for (size_t r = 0; r < cfg->n_rules; r++)
+		if (expand_rule(roots, cfg->rules[r].match, (int)r, out, n, max, err) < 0)
+			return hook_fail_prefix(err, "%s: devices[%zu]: ", cfg->source, r);
+	return 0;
+}
+
+const struct disk_name *device_lookup(const struct ioweight_config *cfg,
+				      const struct disk_name *names, size_t n, const char *spec)
+{
+	for (size_t i = 0; i < n; i++) {
+		char num[32];
+
+		if (!cfg->rules[names[i].rule].pod_weights)
+			continue;
+		snprintf(num, sizeof(num), "%u:%u", names[i].d.maj, names[i].d.min);
+		if (!strcmp(spec, names[i].path) || !strcmp(spec, num))
+			return &names[i];
+	}
+	return NULL;
 }

@@ -15,29 +15,31 @@ void hook_result_free(struct hook_result *res)
 	res->cfg = NULL;
 }
 
-static void log_skipped(const char *path, const char *why, void *arg)
-{
-	(void)arg;
-	(void)path;
-	/* the log is not open yet: stderr reaches the runtime's log */
-	fprintf(stderr, "ioweight-hook: skipping config: %s\n", why);
-}
-
-static int resolve_targets(const struct hook_roots *roots, struct weight_target *t,
-			   struct hook_err *err)
+/* device-weights entries -> the disks the config lets pods name */
+static int resolve_targets(const struct ioweight_config *cfg, const struct disk_name *names,
+			   size_t n_names, struct weight_target *t, struct hook_err *err)
 {
 	for (size_t i = 0; i < t->n_devs; i++) {
-		struct devnum d;
+		const struct disk_name *dn = device_lookup(cfg, names, n_names, t->devs[i].path);
 
-		if (device_resolve(roots, t->devs[i].path, &d, err) < 0)
-			return hook_fail_prefix(err, "annotation %s: ", ANN_DEVICE_WEIGHTS);
+		if (!dn) {
+			char list[400] = "";
+
+			for (size_t k = 0; k < n_names && strlen(list) < 300; k++)
+				if (cfg->rules[names[k].rule].pod_weights)
+					snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s (%u:%u)",
+						 list[0] ? ", " : "", names[k].path, names[k].d.maj, names[k].d.min);
+			return hook_fail(err, 0, "annotation %s: `%s` is not a device the config lets pods weight (config %s lists: %s)",
+					 ANN_DEVICE_WEIGHTS, t->devs[i].path, cfg->source,
+					 list[0] ? list : "none; see podWeights in its devices rules");
+		}
 		for (size_t j = 0; j < i; j++)
-			if (t->devs[j].maj == d.maj && t->devs[j].min == d.min)
+			if (t->devs[j].maj == dn->d.maj && t->devs[j].min == dn->d.min)
 				return hook_fail(err, 0, "annotation %s: %s and %s are the same disk %u:%u",
 						 ANN_DEVICE_WEIGHTS, t->devs[j].path, t->devs[i].path,
-						 d.maj, d.min);
-		t->devs[i].maj = d.maj;
-		t->devs[i].min = d.min;
+						 dn->d.maj, dn->d.min);
+		t->devs[i].maj = dn->d.maj;
+		t->devs[i].min = dn->d.min;
 	}
 	return 0;
 }
@@ -47,7 +49,7 @@ static int load_config(const struct hook_opts *o, struct ioweight_config *cfg,
 {
 	if (o->config_file)
 		return config_load_file(o->config_file, cfg, err);
-	return config_load_dir(o->roots.config_dir, cfg, o->dry_run ? NULL : log_skipped, NULL, err);
+	return config_load_dir(o->roots.config_dir, cfg, NULL, NULL, err);
 }
 
 static int find_cgroup(const struct hook_opts *o, struct oci_state *st, struct hook_result *res,
@@ -76,9 +78,6 @@ static const char *pod_label(const struct oci_state *st, const char *ctr_cg, cha
 {
 	const char *name = state_annotation(st, "io.kubernetes.cri.sandbox-name");
 	const char *ns = state_annotation(st, "io.kubernetes.cri.sandbox-namespace");
-	char parent[PATH_MAX / 2];
-	char *slash;
-
 	if (!name)
 		name = state_annotation(st, "io.kubernetes.pod.name");
 	if (!ns)
@@ -87,15 +86,8 @@ static const char *pod_label(const struct oci_state *st, const char *ctr_cg, cha
 		snprintf(buf, len, "%s/%s", ns ? ns : "-", name);
 		return buf;
 	}
-	snprintf(parent, sizeof(parent), "%s", ctr_cg);
-	slash = strrchr(parent, '/');
-	if (slash && slash != parent) {
-		*slash = '\0';
-		if (cgroup_is_kubelet_pod(strrchr(parent, '/') + 1)) {
-			snprintf(buf, len, "%s", parent);
-			return buf;
-		}
-	}
+	if (cgroup_kubelet_pod(ctr_cg, buf, len))
+		return buf;
 	buf[0] = '\0';
 	return NULL;
 }
@@ -106,7 +98,8 @@ int hook_run(const struct hook_opts *o, struct oci_state *st, struct hook_result
 	struct ann_values av;
 	struct devnum disks[PLAN_MAX_DISKS];
 	int disk_prof[PLAN_MAX_DISKS];
-	size_t n_disks = 0;
+	size_t n_disks = 0, n_names = 0;
+	_cleanup_free_ struct disk_name *names = NULL;
 	_cleanup_free_ char *spec_cg = NULL;
 	struct plan_input pin;
 	char pod_label_buf[PATH_MAX / 2] = "";
@@ -114,11 +107,23 @@ int hook_run(const struct hook_opts *o, struct oci_state *st, struct hook_result
 
 	memset(res, 0, sizeof(*res));
 	res->policy = POLICY_FAIL;	/* until a config says otherwise */
+	res->requested = true;		/* until the annotations say otherwise */
 	res->cfg = calloc(1, sizeof(*res->cfg));
-	if (!res->cfg)
+	names = calloc(DISK_NAMES_MAX, sizeof(*names));
+	if (!res->cfg || !names)
 		return hook_fail(err, ENOMEM, "config");
-	if (load_config(o, res->cfg, err) < 0)
+	/* config.json only when the state lacks what we need */
+	if ((!st->has_annotations || (st->pid <= 0 && !o->cgroup)) && st->bundle &&
+	    spec_load(st, &spec_cg, err) < 0)
 		return -1;
+	res->requested = annotations_request_anything(st->ann, st->n_ann);
+	if (load_config(o, res->cfg, err) < 0) {
+		/* the config's log target is unknown: syslog, else stderr */
+		if (!o->dry_run)
+			log_open(LOGT_SYSLOG, NULL, NULL);
+		log_context(st->id, NULL, NULL);
+		return -1;
+	}
 	res->config_loaded = true;
 	res->policy = res->cfg->policy;
 	if (!o->dry_run) {
@@ -129,10 +134,6 @@ int hook_run(const struct hook_opts *o, struct oci_state *st, struct hook_result
 	}
 	log_context(st->id, NULL, NULL);
 
-	/* config.json only when the state lacks what we need */
-	if ((!st->has_annotations || (st->pid <= 0 && !o->cgroup)) && st->bundle &&
-	    spec_load(st, &spec_cg, err) < 0)
-		return -1;
 	/* the cgroup first: every later error, bad annotations included, is
 	 * logged with the container's cgroup and pod */
 	if (find_cgroup(o, st, res, spec_cg, err) < 0)
@@ -143,15 +144,17 @@ int hook_run(const struct hook_opts *o, struct oci_state *st, struct hook_result
 	if (!strcmp(res->ctr_cg, "/"))
 		return hook_fail(err, 0, "container runs in the root cgroup: nothing to weight");
 	if (annotations_parse(st->ann, st->n_ann, &av, err) < 0 ||
-	    cgroup_find_pod(&o->roots, res->ctr_cg, st->id, &av, &res->in_pod, res->pod_cg,
-			    sizeof(res->pod_cg), err) < 0)
+	    cgroup_find_pod(res->ctr_cg, &av, &res->in_pod, res->pod_cg, sizeof(res->pod_cg),
+			    err) < 0)
 		return -1;
 	if (res->in_pod && !pod_label_buf[0])
 		log_context(st->id, res->pod_cg, res->ctr_cg);
+	/* only the admin's device rules are resolved; pods pick from them */
 	if (request_build(&av, res->cfg, res->in_pod, &res->req, err) < 0 ||
-	    resolve_targets(&o->roots, &res->req.pod, err) < 0 ||
-	    resolve_targets(&o->roots, &res->req.ctr, err) < 0 ||
-	    plan_resolve_rules(&o->roots, res->cfg, disks, disk_prof, &n_disks, err) < 0)
+	    device_expand_rules(&o->roots, res->cfg, names, &n_names, DISK_NAMES_MAX, err) < 0 ||
+	    resolve_targets(res->cfg, names, n_names, &res->req.pod, err) < 0 ||
+	    resolve_targets(res->cfg, names, n_names, &res->req.ctr, err) < 0 ||
+	    plan_profile_disks(res->cfg, names, n_names, disks, disk_prof, &n_disks, err) < 0)
 		return -1;
 	pin = (struct plan_input){
 		.roots = &o->roots, .cfg = res->cfg, .ctr_cg = res->ctr_cg,
@@ -199,6 +202,7 @@ int hook_run_fd(const struct hook_opts *o, int fd, struct hook_result *res, stru
 
 	memset(res, 0, sizeof(*res));
 	res->policy = POLICY_FAIL;
+	res->requested = true;		/* unreadable input asks for everything */
 	if (read_fd_bounded(fd, MAX_STATE_BYTES, "OCI state on stdin", &buf, &len, err) < 0 ||
 	    state_parse(buf, len, &st, err) < 0)
 		return -1;
@@ -207,19 +211,34 @@ int hook_run_fd(const struct hook_opts *o, int fd, struct hook_result *res, stru
 	return r;
 }
 
+enum hook_verdict hook_error_verdict(const struct hook_result *res)
+{
+	if (!res->requested)
+		return VERDICT_PASS_UNTOUCHED;
+	if (res->config_loaded && res->policy == POLICY_WARN)
+		return VERDICT_WARN;
+	return VERDICT_FAIL;
+}
+
 void hook_print_plan(FILE *f, const struct hook_result *res)
 {
 	const struct hook_request *req = &res->req;
+	char a[PATH_MAX * 2], b[PATH_MAX * 2];
 
-	fprintf(f, "config:    %s (name %s, failurePolicy %s)\n", res->cfg->source, res->cfg->name,
+	str_escape(res->cfg->source, a, sizeof(a));
+	fprintf(f, "config:    %s (name %s, failurePolicy %s)\n", a, res->cfg->name,
 		res->cfg->policy == POLICY_FAIL ? "fail" : "warn");
-	fprintf(f, "container: cgroup %s\n", res->ctr_cg);
+	str_escape(res->ctr_cg, a, sizeof(a));
+	fprintf(f, "container: cgroup %s\n", a);
+	str_escape(res->pod_cg, a, sizeof(a));
 	if (res->in_pod)
-		fprintf(f, "pod:       cgroup %s\n", res->pod_cg);
+		fprintf(f, "pod:       cgroup %s\n", a);
 	else
 		fprintf(f, "pod:       none (standalone container)\n");
-	for (size_t i = 0; i < req->n_notes; i++)
-		fprintf(f, "note:      %s\n", req->notes[i]);
+	for (size_t i = 0; i < req->n_notes; i++) {
+		str_escape(req->notes[i], a, sizeof(a));
+		fprintf(f, "note:      %s\n", a);
+	}
 	if (!res->plan.n) {
 		fprintf(f, "writes:    none\n");
 		return;
@@ -228,7 +247,9 @@ void hook_print_plan(FILE *f, const struct hook_result *res)
 	for (size_t i = 0; i < res->plan.n; i++) {
 		const struct plan_entry *e = &res->plan.e[i];
 
+		str_escape(e->path, a, sizeof(a));
+		str_escape(e->why, b, sizeof(b));
 		fprintf(f, "  %-9s `%s` > %s  # %s\n",
-			e->status == PS_UNCHANGED ? "unchanged" : "write", e->line, e->path, e->why);
+			e->status == PS_UNCHANGED ? "unchanged" : "write", e->line, a, b);
 	}
 }

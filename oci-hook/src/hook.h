@@ -27,6 +27,7 @@ struct hook_opts {
 struct hook_result {
 	enum failure_policy policy;	/* what to do with an error */
 	bool config_loaded;
+	bool requested;			/* the annotations ask for something */
 	bool in_pod;
 	char ctr_cg[PATH_MAX / 2], pod_cg[PATH_MAX / 2];
 	struct hook_request req;
@@ -36,9 +37,21 @@ struct hook_result {
 
 void hook_result_free(struct hook_result *res);
 
-/* Pipeline on a parsed state.  On error, res->policy says fail or warn. */
+/*
+ * Pipeline on a parsed state.  On error, hook_error_verdict() says what the
+ * runtime should do with it.
+ */
 int hook_run(const struct hook_opts *o, struct oci_state *st, struct hook_result *res,
 	     struct hook_err *err);
+
+/*
+ * What an error means for the container start, the one policy of the hook:
+ * a container whose annotations ask for nothing always starts (even with a
+ * broken config or a root profile the kernel refuses); otherwise the
+ * config's failurePolicy decides, and without a valid config it fails.
+ */
+enum hook_verdict { VERDICT_PASS_UNTOUCHED, VERDICT_WARN, VERDICT_FAIL };
+enum hook_verdict hook_error_verdict(const struct hook_result *res);
 
 /* Read the state from fd (bounded), then hook_run. */
 int hook_run_fd(const struct hook_opts *o, int fd, struct hook_result *res, struct hook_err *err);

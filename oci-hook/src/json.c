@@ -5,34 +5,58 @@
 #include <stdio.h>
 #include <string.h>
 #include <yajl/yajl_gen.h>
+#include <yajl/yajl_parse.h>
 
-/* Scan the raw text for nesting depth without building anything. */
-static int json_depth_ok(const char *buf, size_t len, int max)
+/*
+ * Nesting depth, counted by yajl's own lexer: a pre-pass with callbacks for
+ * the brackets only, configured exactly like yajl_tree_parse() (comments
+ * allowed), so brackets inside strings or comments never count and every
+ * bracket that yajl_tree_parse() would nest does.  yajl keeps its parse
+ * stack on the heap; the recursion to protect is ours and yajl_tree_free()'s.
+ */
+struct depth_count {
+	int depth, max;
+	bool exceeded;
+};
+
+static int depth_open(void *ctx)
 {
-	bool in_str = false, esc = false;
-	int depth = 0;
+	struct depth_count *d = ctx;
 
-	for (size_t i = 0; i < len; i++) {
-		char c = buf[i];
-
-		if (in_str) {
-			if (esc)
-				esc = false;
-			else if (c == '\\')
-				esc = true;
-			else if (c == '"')
-				in_str = false;
-			continue;
-		}
-		if (c == '"')
-			in_str = true;
-		else if (c == '[' || c == '{') {
-			if (++depth > max)
-				return 0;
-		} else if (c == ']' || c == '}')
-			depth--;
+	if (++d->depth > d->max) {
+		d->exceeded = true;
+		return 0;	/* cancels the parse */
 	}
 	return 1;
+}
+
+static int depth_close(void *ctx)
+{
+	((struct depth_count *)ctx)->depth--;
+	return 1;
+}
+
+static const yajl_callbacks depth_callbacks = {
+	.yajl_start_map = depth_open,
+	.yajl_end_map = depth_close,
+	.yajl_start_array = depth_open,
+	.yajl_end_array = depth_close,
+};
+
+/* 1: within max, 0: deeper, -1: out of memory.  Syntax errors are left to
+ * yajl_tree_parse(), which reports them with its message. */
+static int json_depth_ok(const char *buf, size_t len, int max)
+{
+	struct depth_count d = { .max = max };
+	yajl_handle h = yajl_alloc(&depth_callbacks, NULL, &d);
+
+	if (!h)
+		return -1;
+	yajl_config(h, yajl_allow_comments, 1);
+	if (yajl_parse(h, (const unsigned char *)buf, len) == yajl_status_ok)
+		yajl_complete_parse(h);
+	yajl_free(h);
+	return d.exceeded ? 0 : 1;
 }
 
 static int cmp_strp(const void *a, const void *b)
@@ -75,10 +99,14 @@ int json_parse(const char *buf, size_t len, const char *what, yajl_val *out,
 	_cleanup_free_ char *copy = NULL;
 	char ebuf[256] = "";
 	yajl_val v;
+	int r;
 
 	if (memchr(buf, '\0', len))
 		return hook_fail(err, 0, "%s: invalid JSON: contains a NUL byte", what);
-	if (!json_depth_ok(buf, len, JSON_MAX_DEPTH))
+	r = json_depth_ok(buf, len, JSON_MAX_DEPTH);
+	if (r < 0)
+		return hook_fail(err, ENOMEM, "%s", what);
+	if (r == 0)
 		return hook_fail(err, 0, "%s: invalid JSON: nested deeper than %d levels", what,
 				 JSON_MAX_DEPTH);
 	copy = malloc(len + 1);

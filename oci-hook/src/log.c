@@ -6,13 +6,35 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 
 static struct {
 	enum log_target target;
-	int fd;
+	int fd;			/* the log file, or the datagram socket to /dev/log */
 	char ctr[80], pod[PATH_MAX / 4], cg[PATH_MAX / 4];
 } logst = { LOGT_NONE, -1, "-", "-", "-" };
+
+/*
+ * syslog without libc's syslog(): that one reconnects (socket + connect)
+ * whenever a send fails, which the sandbox forbids.  We connect once, before
+ * the sandbox, and send each line with a plain write() on the connected
+ * datagram socket; if the daemon went away the line goes to stderr.
+ */
+static int syslog_connect(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX, .sun_path = "/dev/log" };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	if (TEMP_FAILURE_RETRY(connect(fd, (struct sockaddr *)&sa, sizeof(sa))) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
 
 int log_open(enum log_target target, const char *path, struct hook_err *err)
 {
@@ -30,14 +52,11 @@ int log_open(enum log_target target, const char *path, struct hook_err *err)
 	case LOGT_SYSLOG:
 		/* no syslog daemon (minimal guests, containers): stderr, which the
 		 * runtime shows when a hook fails */
-		if (access("/dev/log", W_OK) < 0) {
+		logst.fd = syslog_connect();
+		if (logst.fd < 0)
 			logst.target = LOGT_STDERR;
-			break;
-		}
-		/* connect now: the sandbox only lets us send on an open socket
-		 * (and reconnect on AF_UNIX); load the zone info now too */
+		/* the time zone for the syslog stamp, while files can be opened */
 		tzset();
-		openlog("ioweight-hook", LOG_PID | LOG_NDELAY, LOG_DAEMON);
 		break;
 	default:
 		break;
@@ -47,55 +66,73 @@ int log_open(enum log_target target, const char *path, struct hook_err *err)
 
 void log_context(const char *ctr, const char *pod, const char *cg)
 {
-	snprintf(logst.ctr, sizeof(logst.ctr), "%s", ctr && *ctr ? ctr : "-");
-	snprintf(logst.pod, sizeof(logst.pod), "%s", pod && *pod ? pod : "-");
-	snprintf(logst.cg, sizeof(logst.cg), "%s", cg && *cg ? cg : "-");
+	str_escape(ctr && *ctr ? ctr : "-", logst.ctr, sizeof(logst.ctr));
+	str_escape(pod && *pod ? pod : "-", logst.pod, sizeof(logst.pod));
+	str_escape(cg && *cg ? cg : "-", logst.cg, sizeof(logst.cg));
+}
+
+static const char *level_name(int prio)
+{
+	return prio <= LOG_ERR ? "error" : prio == LOG_WARNING ? "warning" : "info";
 }
 
 void log_msg(int prio, const char *fmt, ...)
 {
-	char msg[2048], line[3072];
+	char raw[2048], msg[2048], line[3072];
+	struct timespec ts;
+	struct tm tm;
+	char stamp[40];
 	va_list ap;
-	int n;
+	int n = 0, fd = STDERR_FILENO;
 
 	if (logst.target == LOGT_NONE)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	if (logst.target == LOGT_SYSLOG) {
-		syslog(prio, "container=%s pod=%s cgroup=%s: %s", logst.ctr, logst.pod, logst.cg, msg);
-		return;
-	}
-	if (logst.target == LOGT_FILE) {
-		struct timespec ts;
-		struct tm tm;
-		char stamp[40];
-
-		clock_gettime(CLOCK_REALTIME, &ts);
+	/* every message may quote input: one message is one line, always */
+	str_escape(raw, msg, sizeof(msg));
+	clock_gettime(CLOCK_REALTIME, &ts);
+	switch (logst.target) {
+	case LOGT_SYSLOG:
+		localtime_r(&ts.tv_sec, &tm);
+		strftime(stamp, sizeof(stamp), "%b %e %H:%M:%S", &tm);
+		n = snprintf(line, sizeof(line), "<%d>%s ioweight-hook[%d]: container=%s pod=%s cgroup=%s: %s",
+			     LOG_DAEMON | (prio & LOG_PRIMASK), stamp, (int)getpid(), logst.ctr,
+			     logst.pod, logst.cg, msg);
+		if (n > (int)sizeof(line) - 1)
+			n = (int)sizeof(line) - 1;
+		if (TEMP_FAILURE_RETRY(write(logst.fd, line, (size_t)n)) == n)
+			return;
+		/* the daemon is gone: the line is still worth having */
+		n = 0;
+		break;
+	case LOGT_FILE:
 		gmtime_r(&ts.tv_sec, &tm);
 		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
 		n = snprintf(line, sizeof(line), "%s.%03ldZ ioweight-hook[%d] %s: container=%s pod=%s cgroup=%s: %s\n",
-			     stamp, ts.tv_nsec / 1000000, (int)getpid(),
-			     prio <= LOG_ERR ? "error" : prio == LOG_WARNING ? "warning" : "info",
-			     logst.ctr, logst.pod, logst.cg, msg);
-	} else {
+			     stamp, ts.tv_nsec / 1000000, (int)getpid(), level_name(prio), logst.ctr,
+			     logst.pod, logst.cg, msg);
+		fd = logst.fd;
+		break;
+	default:
+		break;
+	}
+	if (!n)
 		n = snprintf(line, sizeof(line), "ioweight-hook: container=%s pod=%s cgroup=%s: %s\n",
 			     logst.ctr, logst.pod, logst.cg, msg);
-	}
-	if (n > (int)sizeof(line) - 1)
+	if (n > (int)sizeof(line) - 1) {
 		n = (int)sizeof(line) - 1;
+		line[n - 1] = '\n';
+	}
 	/* one write() per line: concurrent hooks appending never interleave */
-	if (TEMP_FAILURE_RETRY(write(logst.target == LOGT_FILE ? logst.fd : STDERR_FILENO, line,
-				     (size_t)n)) < 0) {
+	if (TEMP_FAILURE_RETRY(write(fd, line, (size_t)n)) < 0) {
 		/* nowhere left to report it */
 	}
 }
 
 void log_close(void)
 {
-	if (logst.target == LOGT_SYSLOG)
-		closelog();
 	if (logst.fd >= 0)
 		close(logst.fd);
 	logst.fd = -1;

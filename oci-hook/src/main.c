@@ -160,19 +160,30 @@ static int cmd_hook(int argc, char **argv)
 	c.o.sandbox = true;
 	r = hook_run_fd(&c.o, STDIN_FILENO, &res, &err);
 	if (r < 0) {
-		bool warn = res.config_loaded && res.policy == POLICY_WARN;
+		enum hook_verdict v = hook_error_verdict(&res);
+		char msg[2 * ERR_MSG_MAX];
 
-		log_msg(warn ? LOG_WARNING : LOG_ERR, "%s%s", err.msg,
-			warn ? " (failurePolicy warn: container starts)" : "");
-		/* stderr is what runc shows the user when the start fails */
-		if (!warn)
-			fprintf(stderr, "ioweight-hook: %s\n", err.msg);
+		switch (v) {
+		case VERDICT_PASS_UNTOUCHED:
+			log_msg(LOG_WARNING, "%s (the container asks for no IO weight: it starts untouched)",
+				err.msg);
+			break;
+		case VERDICT_WARN:
+			log_msg(LOG_WARNING, "%s (failurePolicy warn: container starts)", err.msg);
+			break;
+		case VERDICT_FAIL:
+			log_msg(LOG_ERR, "%s", err.msg);
+			/* stderr is what runc shows the user when the start fails */
+			str_escape(err.msg, msg, sizeof(msg));
+			fprintf(stderr, "ioweight-hook: %s\n", msg);
+			break;
+		}
+		if (v != VERDICT_FAIL)
+			r = 0;
 	}
 	hook_result_free(&res);
 	log_close();
-	if (r < 0 && !(res.config_loaded && res.policy == POLICY_WARN))
-		return 1;
-	return 0;
+	return r < 0 ? 1 : 0;
 }
 
 static int cmd_explain(int argc, char **argv)
@@ -212,10 +223,16 @@ static int cmd_explain(int argc, char **argv)
 		r = hook_run(&c.o, &st, &res, &err);
 	}
 	if (r < 0) {
-		printf("error: %s\n", err.msg);
-		printf("policy: %s\n", res.config_loaded && res.policy == POLICY_WARN
-		       ? "warn: the container would start without these weights"
-		       : "fail: the container would not start");
+		static const char *const verdicts[] = {
+			[VERDICT_PASS_UNTOUCHED] = "pass: the container asks for no IO weight and would start untouched",
+			[VERDICT_WARN] = "warn: the container would start without these weights",
+			[VERDICT_FAIL] = "fail: the container would not start",
+		};
+		char msg[2 * ERR_MSG_MAX];
+
+		str_escape(err.msg, msg, sizeof(msg));
+		printf("error: %s\n", msg);
+		printf("policy: %s\n", verdicts[hook_error_verdict(&res)]);
 	} else {
 		hook_print_plan(stdout, &res);
 	}
@@ -226,7 +243,6 @@ static int cmd_explain(int argc, char **argv)
 static int cmd_validate(int argc, char **argv)
 {
 	const char *target = argc > 1 ? argv[1] : "/etc/ioweight/conf.d";
-	struct ioweight_config *cfg;
 	struct hook_err err = { 0 };
 	int bad;
 
@@ -238,13 +254,12 @@ static int cmd_validate(int argc, char **argv)
 		fprintf(stderr, "Usage: ioweight-hook validate [DIR|FILE]\n");
 		return 2;
 	}
-	cfg = calloc(1, sizeof(*cfg));
-	if (!cfg)
-		return 1;
-	bad = config_validate_report(target, cfg, stdout, &err);
-	free(cfg);
+	bad = config_validate_report(target, stdout, &err);
 	if (bad < 0) {
-		fprintf(stderr, "ioweight-hook: %s\n", err.msg);
+		char msg[2 * ERR_MSG_MAX];
+
+		str_escape(err.msg, msg, sizeof(msg));
+		fprintf(stderr, "ioweight-hook: %s\n", msg);
 		return 1;
 	}
 	return bad ? 1 : 0;

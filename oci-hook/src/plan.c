@@ -326,17 +326,27 @@ int plan_apply(struct plan *p, bool dry_run, struct hook_err *err)
 	return 0;
 }
 
-int plan_resolve_rules(const struct hook_roots *roots, const struct ioweight_config *cfg,
-		       struct devnum *disks, int *profile, size_t *n, struct hook_err *err)
+int plan_profile_disks(const struct ioweight_config *cfg, const struct disk_name *names,
+		       size_t n_names, struct devnum *disks, int *profile, size_t *n,
+		       struct hook_err *err)
 {
 	*n = 0;
-	for (size_t r = 0; r < cfg->n_rules; r++) {
-		size_t before = *n;
+	/* names come in rule order, so the first one seen for a disk wins */
+	for (size_t i = 0; i < n_names; i++) {
+		int prof = cfg->rules[names[i].rule].profile;
+		bool seen = false;
 
-		if (device_expand_rule(roots, cfg->rules[r].match, disks, n, PLAN_MAX_DISKS, err) < 0)
-			return hook_fail_prefix(err, "%s: devices[%zu]: ", cfg->source, r);
-		for (size_t i = before; i < *n; i++)
-			profile[i] = cfg->rules[r].profile;
+		if (prof < 0)
+			continue;
+		for (size_t j = 0; j < *n; j++)
+			seen |= disks[j].maj == names[i].d.maj && disks[j].min == names[i].d.min;
+		if (seen)
+			continue;
+		if (*n == PLAN_MAX_DISKS)
+			return hook_fail(err, 0, "%s: device rules match more than %d disks", cfg->source,
+					 PLAN_MAX_DISKS);
+		disks[*n] = names[i].d;
+		profile[(*n)++] = prof;
 	}
 	return 0;
 }

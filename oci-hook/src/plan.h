@@ -63,8 +63,10 @@ int plan_apply(struct plan *p, bool dry_run, struct hook_err *err);
 void plan_free(struct plan *p);
 const char *plan_kind_name(enum plan_kind k);
 
-/* Resolve the config's device rules to disks (first matching rule wins). */
-int plan_resolve_rules(const struct hook_roots *roots, const struct ioweight_config *cfg,
-		       struct devnum *disks, int *profile, size_t *n, struct hook_err *err);
+/* The disks that get a profile: for each disk, the first rule with a
+ * profile that matched one of its names. */
+int plan_profile_disks(const struct ioweight_config *cfg, const struct disk_name *names,
+		       size_t n_names, struct devnum *disks, int *profile, size_t *n,
+		       struct hook_err *err);
 
 #endif

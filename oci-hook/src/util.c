@@ -167,6 +167,30 @@ bool path_has_dot_component(const char *p)
 	return false;
 }
 
+void str_escape(const char *in, char *out, size_t outlen)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	if (!outlen)
+		return;
+	for (const unsigned char *c = (const unsigned char *)in; *c; c++) {
+		if (*c >= 0x20 && *c < 0x7f && *c != '\\') {
+			if (o + 1 >= outlen)
+				break;
+			out[o++] = (char)*c;
+		} else {
+			if (o + 4 >= outlen)
+				break;
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[*c >> 4];
+			out[o++] = hex[*c & 0xf];
+		}
+	}
+	out[o] = '\0';
+}
+
 char *str_trim(char *s)
 {
 	char *e;

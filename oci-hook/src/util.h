@@ -122,6 +122,16 @@ int path_join(char *dst, size_t dstlen, const char *a, const char *b, struct hoo
 /* True if the path has a "." or ".." component or an empty one ("//"). */
 bool path_has_dot_component(const char *p);
 
+/*
+ * Copy `in` to out[outlen] with every byte a log reader could be fooled by
+ * escaped: control characters (newline included), DEL, bytes >= 0x80 and
+ * the backslash itself become \xNN.  Messages carry annotation values, cgroup
+ * paths and other input nobody vetted; escaped, one message stays one line
+ * and cannot impersonate another.  Always NUL-terminates; cuts at a whole
+ * escape sequence.
+ */
+void str_escape(const char *in, char *out, size_t outlen);
+
 /* Trim ASCII whitespace in place, return pointer to first non-space. */
 char *str_trim(char *s);
 

@@ -2,7 +2,7 @@
 /*
  * test_cgroup.c - the pipeline against a fake tree: placement (standalone,
  * kubelet cgroupfs and systemd pods, CRI annotations), subtree_control,
- * device resolution, root profile lines and idempotence.
+ * devices from the config's list, root profile lines and idempotence.
  */
 #include "testutil.h"
 
@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+/* pods may weight the fake disks by these names */
+#define CFG_PODDEV ",\"devices\":[{\"match\":\"/dev/vd*\",\"podWeights\":true},{\"match\":\"/dev/sd*\",\"podWeights\":true}]"
 #define CFG_PROFILES "{" CFG_BASE ",\"profiles\":{" \
 	"\"ssd\":{\"enable\":true,\"costModel\":{\"ctrl\":\"user\",\"model\":\"linear\",\"rbps\":40000000,\"rseqiops\":1000,\"rrandiops\":1000,\"wbps\":40000000,\"wseqiops\":1000,\"wrandiops\":1000}," \
 	"\"qos\":{\"ctrl\":\"user\",\"rpct\":95,\"rlat\":5000,\"wpct\":95,\"wlat\":10000,\"min\":50,\"max\":150}}," \
@@ -87,14 +89,21 @@ static void test_device_weights_forms(void **state)
 {
 	struct fake *f = *state;
 	struct hook_result res;
-	/* a node, a by-id link to a disk, a partition link: all whole disks */
+	/* names the admin listed: a by-id link to a disk, a partition link, and
+	 * a MAJ:MIN; all whole disks */
 	char *s = fk_state(100, "\"ioweight.dev/device-weights\":\"/dev/disk/by-id/virtio-data=300, /dev/disk/by-partuuid/p1=200\"");
 
-	fk_config(f, "{" CFG_BASE "}");
+	fk_config(f, "{" CFG_BASE ",\"devices\":[{\"match\":\"/dev/disk/by-*/*\",\"podWeights\":true}]}");
 	run_ok(f, s, &res);
 	assert_int_equal(res.plan.n, 4);
 	assert_string_equal(res.plan.e[2].line, "254:16 300");
 	assert_string_equal(res.plan.e[3].line, "8:0 200");
+	hook_result_free(&res);
+	free(s);
+	fk_write(f, "cg/test/ctr1/io.weight", "");
+	s = fk_state(100, "\"ioweight.dev/device-weights\":\"254:16=300\"");
+	run_ok(f, s, &res);
+	expect_file(f, "cg/test/ctr1/io.weight", "254:16 300");
 	hook_result_free(&res);
 	free(s);
 }
@@ -129,7 +138,15 @@ static void test_device_mounted_path(void **state)
 	}
 	if (asprintf(&s, "{\"ociVersion\":\"1\",\"id\":\"c\",\"pid\":100,\"bundle\":\"/b\",\"annotations\":{\"ioweight.dev/device-weights\":\"%s/conf=700\"}}", f->root) < 0)
 		abort();
-	fk_config(f, "{" CFG_BASE "}");
+	/* a path on a mounted filesystem, named by the admin's rule */
+	{
+		char *cfg;
+
+		if (asprintf(&cfg, "{" CFG_BASE ",\"devices\":[{\"match\":\"%s/conf\",\"podWeights\":true}]}", f->root) < 0)
+			abort();
+		fk_config(f, cfg);
+		free(cfg);
+	}
 	run_ok(f, s, &res);
 	{
 		char want[64];
@@ -149,7 +166,7 @@ static void test_kubelet_pod(void **state)
 				"\"ioweight.dev/container.app\":\"300\",\"ioweight.dev/container.sidecar\":\"low\","
 				"\"ioweight.dev/device-weights\":\"/dev/vdb=700\"");
 
-	fk_config(f, "{" CFG_BASE "}");
+	fk_config(f, "{" CFG_BASE CFG_PODDEV "}");
 	run_ok(f, s, &res);
 	assert_true(res.in_pod);
 	assert_string_equal(res.pod_cg, KPOD);
@@ -183,13 +200,16 @@ static void test_systemd_pod(void **state)
 	free(s);
 }
 
+/* CRI annotations and a sibling named like the sandbox do not make a pod:
+ * only the kubelet's layout does */
 static void test_cri_annotations_pod(void **state)
 {
 	struct fake *f = *state;
 	struct hook_result res;
+	struct hook_err err = { 0 };
 	char *s = fk_state(400, "\"io.kubernetes.cri.container-type\":\"container\",\"io.kubernetes.cri.sandbox-id\":\"sb1\","
-				"\"io.kubernetes.cri.container-name\":\"web\",\"ioweight.dev/weight\":\"250\","
-				"\"io.kubernetes.cri.blockio-class\":\"high\"");
+				"\"io.kubernetes.cri.container-name\":\"web\",\"ioweight.dev/weight\":\"250\"");
+	uint64_t before;
 
 	fk_config(f, "{" CFG_BASE "}");
 	fk_write(f, "proc/400/cgroup", "0::/mypod/ctr4\n");
@@ -197,10 +217,10 @@ static void test_cri_annotations_pod(void **state)
 	fk_write(f, "cg/mypod/io.weight", "");
 	fk_write(f, "cg/mypod/ctr4/io.weight", "");
 	fk_mkdir(f, "cg/mypod/sb1");
-	run_ok(f, s, &res);
-	assert_true(res.in_pod);
-	expect_file(f, "cg/mypod/io.weight", "default 250");
-	expect_file(f, "cg/mypod/ctr4/io.weight", "default 500");
+	before = fk_snapshot(f);
+	assert_int_equal(fk_run(f, s, &res, &err), -1);
+	assert_non_null(strstr(err.msg, "cgroup /mypod/ctr4 is not a container of a kubelet pod cgroup"));
+	assert_true(fk_snapshot(f) == before);
 	hook_result_free(&res);
 	free(s);
 }
@@ -214,14 +234,12 @@ static void test_sandbox_container(void **state)
 		  "\"ioweight.dev/weight\":\"250\",\"blockio.resources.beta.kubernetes.io/pod\":\"low\"}}";
 
 	fk_config(f, "{" CFG_BASE "}");
-	fk_write(f, "proc/400/cgroup", "0::/mypod/sb1\n");
-	fk_write(f, "cg/mypod/cgroup.subtree_control", "");
-	fk_write(f, "cg/mypod/io.weight", "");
-	fk_write(f, "cg/mypod/sb1/io.weight", "");
+	fk_write(f, "proc/400/cgroup", "0::" KPOD "/sb1\n");
+	fk_write(f, "cg" KPOD "/sb1/io.weight", "");
 	run_ok(f, s, &res);
 	assert_true(res.in_pod);
-	expect_file(f, "cg/mypod/io.weight", "default 250");
-	expect_file(f, "cg/mypod/sb1/io.weight", "");
+	expect_file(f, "cg" KPOD "/io.weight", "default 250");
+	expect_file(f, "cg" KPOD "/sb1/io.weight", "");
 	assert_int_equal(res.req.n_notes, 1);
 	assert_non_null(strstr(res.req.notes[0], "blockio.resources.beta.kubernetes.io/pod ignored: ioweight.dev/weight=250 takes precedence"));
 	hook_result_free(&res);
@@ -285,7 +303,7 @@ static void test_idempotent_cgroup(void **state)
 	char *s = fk_state(100, "\"ioweight.dev/weight\":\"500\",\"ioweight.dev/device-weights\":\"/dev/vdb=50\"");
 	uint64_t before;
 
-	fk_config(f, "{" CFG_BASE "}");
+	fk_config(f, "{" CFG_BASE CFG_PODDEV "}");
 	/* what the kernel would show after a first run */
 	fk_write(f, "cg/cgroup.subtree_control", "cpu io memory\n");
 	fk_write(f, "cg/test/cgroup.subtree_control", "io\n");
@@ -403,8 +421,7 @@ static void test_config_dir_order(void **state)
 	struct hook_result res;
 	char *s = fk_state(100, "\"ioweight.dev/class\":\"x\"");
 
-	/* 05 is invalid and skipped, 10 wins over 20 (lexical order) */
-	fk_write(f, "conf/05-broken.json", "{\"ioweightVersion\":\"1.0.0\"");
+	/* 10 is in effect, 20 is checked but unused (lexical order) */
 	fk_write(f, "conf/10-test.json", "/* comments are allowed */ {" CFG_BASE ",\"classes\":{\"x\":{\"weight\":123}}}");
 	fk_write(f, "conf/20-other.json", "{" CFG_BASE ",\"classes\":{\"x\":{\"weight\":456}}}");
 	fk_write(f, "conf/README", "not a config");

@@ -155,9 +155,12 @@ static void test_explain_and_validate(void **state)
 		char *argv[] = { (char *)bin(), "validate", f->roots.config_dir, NULL };
 
 		assert_int_equal(run_bin(argv, NULL, &out), 1);
-		assert_non_null(strstr(out, "10-test.json (name test) - IN EFFECT"));
+		assert_non_null(strstr(out, "10-test.json (name test)\n"));
 		assert_non_null(strstr(out, "INVALID  "));
 		assert_non_null(strstr(out, "20-bad.json: classes.a: `weight` must be an integer in 1..10000, got -1"));
+		/* one bad file: nothing is in effect, whichever file it is */
+		assert_non_null(strstr(out, "NO CONFIG IN EFFECT: config dir "));
+		assert_null(strstr(out, "IN EFFECT: /"));
 		free(out);
 	}
 	{
@@ -251,6 +254,133 @@ static void test_calibrate_fake_fio(void **state)
 	}
 }
 
+/* annotation values carry newlines: a log line must stay one line */
+static void test_log_injection(void **state)
+{
+	struct fake *f = *state;
+	char *argv[8], *bufs[4], *out, *logp, *cfg, *logged;
+	char *st = fk_state(200, "\"ioweight.dev/weight\":\"5\\nioweight-hook: container=evil pod=x cgroup=/: wrote `default 10000`\","
+				  "\"ioweight.dev/x\\r\\nioweight-hook: container=evil2\":\"1\"");
+
+	if (!bin())
+		skip();
+	fk_config(f, "{\"ioweightVersion\":\"1.0.0\",\"name\":\"t\",\"log\":{\"target\":\"stderr\"}}");
+	hook_argv(f, argv, bufs);
+	assert_int_equal(run_bin(argv, st, &out), 1);
+	assert_null(strstr(out, "\nioweight-hook: container=evil"));
+	assert_null(strstr(out, "\r"));
+	assert_non_null(strstr(out, "`5\\x0aioweight-hook: container=evil pod=x"));
+	free(out);
+	/* the same in a log file */
+	if (asprintf(&logp, "%s/hook.log", f->root) < 0 ||
+	    asprintf(&cfg, "{\"ioweightVersion\":\"1.0.0\",\"name\":\"t\",\"log\":{\"target\":\"file\",\"path\":\"%s\"}}", logp) < 0)
+		abort();
+	fk_config(f, cfg);
+	assert_int_equal(run_bin(argv, st, &out), 1);
+	logged = fk_read(f, "hook.log");
+	assert_non_null(logged);
+	assert_null(strstr(logged, "\nioweight-hook: container=evil"));
+	assert_null(strstr(logged, "\ncontainer=evil"));
+	/* one error, one line */
+	assert_non_null(strchr(logged, '\n'));
+	assert_ptr_equal(strchr(logged, '\n'), logged + strlen(logged) - 1);
+	free(logged);
+	free(out);
+	free(logp);
+	free(cfg);
+	for (int i = 0; i < 4; i++)
+		free(bufs[i]);
+	free(st);
+}
+
+/* a broken config fails the containers that ask for weights, and only them */
+static void test_bad_config_is_local(void **state)
+{
+	struct fake *f = *state;
+	char *argv[8], *bufs[4], *out;
+	char *asks = fk_state(200, "\"ioweight.dev/weight\":\"10000\"");
+	char *quiet = fk_state(200, "\"io.kubernetes.cri.container-name\":\"app\"");
+	uint64_t before;
+
+	if (!bin())
+		skip();
+	fk_write(f, "conf/10-strict.json", "{" CFG_BASE ",\"limits\":{\"maxWieght\":1000}}");
+	fk_write(f, "conf/50-default.json", "{" CFG_BASE "}");
+	before = fk_snapshot(f);
+	hook_argv(f, argv, bufs);
+	assert_int_equal(run_bin(argv, asks, &out), 1);
+	assert_non_null(strstr(out, "ioweight-hook: config dir "));
+	assert_non_null(strstr(out, "10-strict.json: limits: unknown key `maxWieght`"));
+	free(out);
+	assert_int_equal(run_bin(argv, quiet, &out), 0);
+	/* logged once: one line, saying why it still starts */
+	assert_non_null(strstr(out, "(the container asks for no IO weight: it starts untouched)\n"));
+	assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1);
+	free(out);
+	assert_true(fk_snapshot(f) == before);
+	/* validate says the same as the hook */
+	{
+		char *vargv[] = { (char *)bin(), "validate", f->roots.config_dir, NULL };
+
+		assert_int_equal(run_bin(vargv, NULL, &out), 1);
+		assert_non_null(strstr(out, "NO CONFIG IN EFFECT: "));
+		assert_non_null(strstr(out, "OK       "));
+		assert_non_null(strstr(out, "50-default.json (name test) - valid but not used"));
+		free(out);
+	}
+	for (int i = 0; i < 4; i++)
+		free(bufs[i]);
+	free(asks);
+	free(quiet);
+}
+
+/* explain on a state whose depth hides behind a comment: an error, no crash */
+static void test_explain_deep_comment(void **state)
+{
+	struct fake *f = *state;
+	char *out, *cfd, *path;
+	size_t n = 200000;
+	FILE *fp;
+
+	if (!bin())
+		skip();
+	if (asprintf(&path, "%s/deep.json", f->root) < 0 ||
+	    asprintf(&cfd, "--config-dir=%s", f->roots.config_dir) < 0)
+		abort();
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("{\"ociVersion\":\"1\",\"id\":\"a\",\"bundle\":\"/b\",\"x\":/*", fp);
+	for (size_t i = 0; i < n; i++)
+		fputc(']', fp);
+	fputs("*/", fp);
+	for (size_t i = 0; i < n; i++)
+		fputc('[', fp);
+	fclose(fp);
+	{
+		char *argv[] = { (char *)bin(), "explain", cfd, "--state", path, NULL };
+
+		assert_int_equal(run_bin(argv, NULL, &out), 1);
+		assert_non_null(strstr(out, "OCI state: invalid JSON: nested deeper than 64 levels"));
+		free(out);
+	}
+	{
+		char *argv[8], *bufs[4];
+		_cleanup_free_ char *doc = NULL;
+		size_t len;
+		struct hook_err e;
+
+		hook_argv(f, argv, bufs);
+		assert_int_equal(read_file_bounded(path, MAX_STATE_BYTES, &doc, &len, &e), 0);
+		assert_int_equal(run_bin(argv, doc, &out), 1);
+		assert_non_null(strstr(out, "nested deeper than 64 levels"));
+		free(out);
+		for (int i = 0; i < 4; i++)
+			free(bufs[i]);
+	}
+	free(path);
+	free(cfd);
+}
+
 int run_cli_tests(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +389,9 @@ int run_cli_tests(void)
 		cmocka_unit_test_setup_teardown(test_explain_and_validate, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_env_roots_ignored_in_production, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_calibrate_fake_fio, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_log_injection, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_config_is_local, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_explain_deep_comment, fake_setup, fake_teardown),
 	};
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

@@ -12,5 +12,6 @@ int main(void)
 	failed += run_install_tests();
 	failed += run_sandbox_tests();
 	failed += run_cli_tests();
+	failed += run_hardening_tests();
 	return failed ? 1 : 0;
 }

@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define GOOD_CFG "{" CFG_BASE ",\"limits\":{\"minWeight\":10,\"maxWeight\":1000}}"
+#define GOOD_CFG "{" CFG_BASE ",\"limits\":{\"minWeight\":10,\"maxWeight\":1000}," \
+	"\"devices\":[{\"match\":\"/dev/vd*\",\"podWeights\":true},{\"match\":\"/dev/sd*\",\"podWeights\":true}]}"
 #define ST(pid, ann) "{\"ociVersion\":\"1.0.2\",\"id\":\"ctr1\",\"pid\":" #pid ",\"bundle\":\"/b\",\"annotations\":{" ann "}}"
 #define ST100(ann) ST(100, ann)
 #define POD(ann) ST(200, "\"io.kubernetes.cri.container-name\":\"app\"," ann)
@@ -61,18 +62,20 @@ static const struct mcase cases[] = {
 	{ "class_unknown", NULL, ST100("\"ioweight.dev/class\":\"gold\""), 0, "unknown class `gold` (config" },
 	{ "key_typo", NULL, ST100("\"ioweight.dev/wieght\":\"500\""), 0, "annotation ioweight.dev/wieght: unknown key" },
 	{ "value_too_long", NULL, NULL, G_LONGVAL, "value longer than 4096 bytes" },
-	{ "dev_missing", NULL, ST100("\"ioweight.dev/device-weights\":\"/dev/nope=100\""), 0, "device /dev/nope: No such file or directory" },
-	{ "dev_char_device", NULL, ST100("\"ioweight.dev/device-weights\":\"/dev/null=100\""), 0, "device /dev/null: not a block device" },
-	{ "dev_no_sysfs", NULL, ST100("\"ioweight.dev/device-weights\":\"/dev/vdz=100\""), 0, "block device 254:99 is unknown to the kernel" },
+	{ "dev_missing", NULL, ST100("\"ioweight.dev/device-weights\":\"/dev/nope=100\""), 0, "`/dev/nope` is not a device the config lets pods weight" },
+	{ "dev_char_device", NULL, ST100("\"ioweight.dev/device-weights\":\"/dev/null=100\""), 0, "`/dev/null` is not a device the config lets pods weight" },
+	{ "dev_no_sysfs", NULL, ST100("\"ioweight.dev/device-weights\":\"/dev/vdz=100\""), 0, "`/dev/vdz` is not a device the config lets pods weight" },
 	{ "dev_traversal", NULL, ST100("\"ioweight.dev/device-weights\":\"/dev/../etc/x=100\""), 0, "has a `.`/`..` or empty component" },
-	{ "dev_link_escape", NULL, ST100("\"ioweight.dev/device-weights\":\"/dev/disk/by-id/evil=100\""), 0, "resolves outside /dev" },
-	{ "dev_relative", NULL, ST100("\"ioweight.dev/device-weights\":\"vdb=100\""), 0, "device `vdb` is not an absolute path" },
+	{ "dev_link_escape", NULL, ST100("\"ioweight.dev/device-weights\":\"/dev/disk/by-id/evil=100\""), 0, "`/dev/disk/by-id/evil` is not a device the config lets pods weight" },
+	{ "dev_relative", NULL, ST100("\"ioweight.dev/device-weights\":\"vdb=100\""), 0, "device `vdb` is neither a /dev path nor MAJ:MIN" },
 	{ "dev_no_weight", NULL, ST100("\"ioweight.dev/device-weights\":\"/dev/vdb\""), 0, "entry `/dev/vdb` is not DEVICE=WEIGHT" },
 	{ "dev_weight_zero", NULL, ST100("\"ioweight.dev/device-weights\":\"/dev/vdb=0\""), 0, "weight `0` for /dev/vdb is not an integer" },
 	{ "dev_empty_entry", NULL, ST100("\"ioweight.dev/device-weights\":\"/dev/vdb=100,,/dev/sda=50\""), 0, "empty entry" },
 	{ "dev_listed_twice", NULL, ST100("\"ioweight.dev/device-weights\":\"/dev/vdb=100,/dev/vdb=50\""), 0, "device `/dev/vdb` listed twice" },
 	{ "dev_same_disk", NULL, ST100("\"ioweight.dev/device-weights\":\"/dev/sda=100,/dev/sda1=50\""), 0, "/dev/sda and /dev/sda1 are the same disk 8:0" },
-	{ "dev_no_blockdev_fs", NULL, ST100("\"ioweight.dev/device-weights\":\"/proc=100\""), 0, "has no block device" },
+	{ "dev_no_blockdev_fs", NULL, ST100("\"ioweight.dev/device-weights\":\"/proc=100\""), 0, "`/proc` is not a device the config lets pods weight" },
+	{ "dev_host_file", NULL, ST100("\"ioweight.dev/device-weights\":\"/etc/shadow=100\""), 0, "`/etc/shadow` is not a device the config lets pods weight" },
+	{ "dev_devnum_unlisted", NULL, ST100("\"ioweight.dev/device-weights\":\"1:3=100\""), 0, "`1:3` is not a device the config lets pods weight" },
 	{ "dev_too_many", NULL, NULL, G_MANYDEV, "more than 32 entries" },
 	{ "dev_above_limit", NULL, ST100("\"ioweight.dev/device-weights\":\"/dev/vdb=2000\""), 0, "weight 2000 for /dev/vdb is outside 10..1000" },
 	{ "ctr_key_bad_name", NULL, ST100("\"ioweight.dev/container.a b\":\"100\""), 0, "`a b` is not a valid container name" },
@@ -81,8 +84,8 @@ static const struct mcase cases[] = {
 	{ "cri_blockio_bad", NULL, ST100("\"io.kubernetes.cri.blockio-class\":\"a/b\""), 0, "`a/b` is not a class name" },
 	/* pod context */
 	{ "ctype_bad", NULL, ST100("\"io.kubernetes.cri.container-type\":\"vm\""), 0, "`vm` is neither `sandbox` nor `container`" },
-	{ "ctype_no_sandbox_id", NULL, ST100("\"io.kubernetes.cri.container-type\":\"container\",\"ioweight.dev/weight\":\"500\""), 0, "give no io.kubernetes.cri.sandbox-id" },
-	{ "ctype_sandbox_absent", NULL, ST100("\"io.kubernetes.cri.container-type\":\"container\",\"io.kubernetes.cri.sandbox-id\":\"sb9\""), 0, "has no sibling for it; refusing to weight /test" },
+	{ "ctype_no_sandbox_id", NULL, ST100("\"io.kubernetes.cri.container-type\":\"container\",\"ioweight.dev/weight\":\"500\""), 0, "cgroup /test/ctr1 is not a container of a kubelet pod cgroup" },
+	{ "ctype_sandbox_absent", NULL, ST100("\"io.kubernetes.cri.container-type\":\"container\",\"io.kubernetes.cri.sandbox-id\":\"sb9\""), 0, "refusing to weight its parent" },
 	{ "sandbox_id_bad", NULL, ST100("\"io.kubernetes.cri.sandbox-id\":\"../x\""), 0, "not a valid sandbox id" },
 	/* cgroup discovery */
 	{ "proc_missing", NULL, ST(4242, "\"ioweight.dev/weight\":\"500\""), 0, "4242/cgroup: No such file or directory" },
@@ -91,7 +94,7 @@ static const struct mcase cases[] = {
 	{ "proc_root_cgroup", NULL, ST(103, "\"ioweight.dev/weight\":\"500\""), 0, "container runs in the root cgroup" },
 	{ "proc_deleted", NULL, ST(104, "\"ioweight.dev/weight\":\"500\""), 0, "was removed" },
 	/* admin config */
-	{ "cfg_not_json", "{ioweightVersion: 1}", ST100(""), 0, "no valid config (first error: " },
+	{ "cfg_not_json", "{ioweightVersion: 1}", ST100(""), 0, "1 of 1 files invalid, no config in effect (first error: " },
 	{ "cfg_version", "{\"ioweightVersion\":\"2.0.0\",\"name\":\"x\"}", ST100(""), 0, "unsupported `ioweightVersion` `2.0.0`" },
 	{ "cfg_no_name", "{\"ioweightVersion\":\"1.0.0\"}", ST100(""), 0, "missing required key `name`" },
 	{ "cfg_unknown_key", "{" CFG_BASE ",\"failurepolicy\":\"warn\"}", ST100(""), 0, "unknown key `failurepolicy`" },

@@ -48,15 +48,18 @@ static void test_systemd_cgroups_path(void **state)
 
 static void test_kubelet_patterns(void **state)
 {
+	char pod[256];
+
 	(void)state;
-	assert_true(cgroup_is_kubelet_pod("pod0a1b2c3d-0000-1111-2222-333344445555"));
-	assert_true(cgroup_is_kubelet_pod("kubepods-burstable-pod0a1b2c3d_0000_1111_2222_333344445555.slice"));
-	assert_true(cgroup_is_kubelet_pod("kubepods-pod0a1b2c3d_0000.slice"));
-	assert_false(cgroup_is_kubelet_pod("podman"));
-	assert_false(cgroup_is_kubelet_pod("kubepods"));
-	assert_false(cgroup_is_kubelet_pod("burstable"));
-	assert_false(cgroup_is_kubelet_pod("kubepods-burstable.slice"));
-	assert_false(cgroup_is_kubelet_pod("system.slice"));
+	assert_true(cgroup_kubelet_pod("/kubepods/burstable/pod0a1b2c3d-0000-1111-2222-333344445555/c", pod, sizeof(pod)));
+	assert_string_equal(pod, "/kubepods/burstable/pod0a1b2c3d-0000-1111-2222-333344445555");
+	assert_true(cgroup_kubelet_pod("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0a1b2c3d_0000_1111_2222_333344445555.slice/cri-containerd-ab.scope", NULL, 0));
+	assert_true(cgroup_kubelet_pod("/kubepods.slice/kubepods-pod0a1b2c3d_0000.slice/crio-ab.scope", NULL, 0));
+	assert_false(cgroup_kubelet_pod("/podman/c", NULL, 0));
+	assert_false(cgroup_kubelet_pod("/kubepods/c", NULL, 0));
+	assert_false(cgroup_kubelet_pod("/kubepods/burstable/c", NULL, 0));
+	assert_false(cgroup_kubelet_pod("/kubepods.slice/kubepods-burstable.slice/cri-containerd-ab.scope", NULL, 0));
+	assert_false(cgroup_kubelet_pod("/system.slice/c.scope", NULL, 0));
 }
 
 static void test_annotation_placement(void **state)

@@ -98,7 +98,8 @@ static void test_pipeline_under_filter(void **state)
 	struct fake *f = *state;
 	char *t;
 
-	fk_config(f, "{\"ioweightVersion\":\"1.0.0\",\"name\":\"t\",\"log\":{\"target\":\"stderr\"}}");
+	fk_config(f, "{\"ioweightVersion\":\"1.0.0\",\"name\":\"t\",\"log\":{\"target\":\"stderr\"},"
+		     "\"devices\":[{\"match\":\"/dev/vdb\",\"podWeights\":true}]}");
 	assert_int_equal(in_child(child_pipeline, f), C_OK);
 	t = fk_read(f, "cg" KPOD "/io.weight");
 	assert_string_equal(t, "254:16 300");	/* fake file keeps the last of two writes */

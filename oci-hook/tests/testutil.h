@@ -63,5 +63,6 @@ int run_cgroup_tests(void);
 int run_install_tests(void);
 int run_sandbox_tests(void);
 int run_cli_tests(void);
+int run_hardening_tests(void);
 
 #endif
