@@ -1,35 +1,684 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* install.c - runtime wiring with dry-run, idempotence and exact uninstall. */
+/*
+ * install.c - runtime wiring with dry-run, idempotence and exact removal.
+ *
+ * Every file install touches is either owned (the wrapper script, a drop-in,
+ * the hooks.d JSON: created by install, refused if something else is there,
+ * deleted by --uninstall) or the admin's containerd config.toml, which gets
+ * marked edits only:
+ *
+ *   # >>> ioweight-hook install: ...        a block of lines we added, down to
+ *   # <<< ioweight-hook install             this end marker
+ *   KEY = VALUE  # ioweight-hook install: added          one line we added
+ *   # ioweight-hook install: was: KEY = OLD              a line we replaced
+ *   # ioweight-hook install: added the line break ...    the file had no final newline
+ *
+ * --uninstall removes exactly those (install_strip()), so whatever the admin
+ * changed elsewhere in the file after install stays.  A second install first
+ * strips its earlier edits, then makes them again from the result: running
+ * it twice changes nothing, and it picks up changes to the runc handler.
+ */
 #include "install.h"
 
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <getopt.h>
+#include <glob.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#define WRAPPER_PATH "/usr/local/sbin/ioweight-runc"
-#define CTRD_CONFIG "/etc/containerd/config.toml"
-#define CTRD_DROPIN_DIR "/etc/containerd/conf.d"
+#include "toml.h"
+#include "wrapper.h"
+
+#define WRAPPER_DIR "/usr/local/sbin"
+#define WRAPPER_PATH WRAPPER_DIR "/ioweight-runc"
+#define CTRD_DIR "/etc/containerd"
+#define CTRD_CONFIG CTRD_DIR "/config.toml"
+#define CTRD_DROPIN_DIR CTRD_DIR "/conf.d"
 #define CTRD_DROPIN CTRD_DROPIN_DIR "/ioweight.toml"
-#define CTRD_IMPORT CTRD_DROPIN_DIR "/*.toml"
 /* the directory podman and CRI-O read by default (hooks_dir) */
 #define HOOKSD_DIR "/usr/share/containers/oci/hooks.d"
-#define HOOKSD_FILE HOOKSD_DIR "/ioweight-hook.json"
+#define HOOKSD_NAME "ioweight-hook.json"
+#define HOOKSD_ARGS "\"args\": [\"ioweight-hook\", \"prestart\"]"
+#define CRIO_CONF "/etc/crio/crio.conf"
+#define CRIO_DROPIN_DIR "/etc/crio/crio.conf.d"
+/* CRI-O reads its drop-ins in lexical order, later ones win */
+#define CRIO_DROPIN CRIO_DROPIN_DIR "/99-ioweight.conf"
+
+#define M_BEGIN "# >>> " INSTALL_MARKER
+#define M_END "# <<< " INSTALL_MARKER
+#define M_ADDED "  # " INSTALL_MARKER ": added"
+#define M_WAS "# " INSTALL_MARKER ": was: "
+#define M_NL "# " INSTALL_MARKER ": added the line break at the end of the line above"
+#define M_CREATED "created this file"
+#define CREATED_REST "version = 2\n"
+
+#define RUNC_SHIM "io.containerd.runc.v2"
 
 /* Annotation patterns containerd's CRI passes from the pod/container to the
  * OCI spec; without them the hook never sees pod annotations. */
-#define PASS_ANNOTATIONS "\"ioweight.dev/*\", \"blockio.resources.beta.kubernetes.io/*\", \"io.kubernetes.cri.blockio-class\""
-
-struct change {
-	char path[PATH_MAX];
-	char *old;		/* NULL: absent */
-	size_t old_len;
-	char *new_;		/* NULL: delete (uninstall) */
-	mode_t mode;
-	bool restore_backup;	/* uninstall: put path.ioweight-orig back */
-	const char *what;
+static const char *const pass_annotations[] = {
+	"ioweight.dev/*", "blockio.resources.beta.kubernetes.io/*", "io.kubernetes.cri.blockio-class", NULL,
 };
+
+static bool starts(const char *l, size_t n, const char *lit)
+{
+	size_t m = strlen(lit);
+
+	return n >= m && !memcmp(l, lit, m);
+}
+
+static bool ends(const char *l, size_t n, const char *lit)
+{
+	size_t m = strlen(lit);
+
+	return n >= m && !memcmp(l + n - m, lit, m);
+}
+
+static bool line_is(const char *l, size_t n, const char *lit)
+{
+	return n == strlen(lit) && !memcmp(l, lit, n);
+}
+
+static int sb_take(struct sbuf *b, char **out, size_t *len, struct hook_err *err)
+{
+	if (b->oom) {
+		free(b->s);
+		*out = NULL;
+		return hook_fail(err, ENOMEM, "install");
+	}
+	if (!b->s && !(b->s = strdup("")))
+		return hook_fail(err, ENOMEM, "install");
+	*out = b->s;
+	if (len)
+		*len = b->len;
+	return 0;
+}
+
+int install_strip(const char *text, size_t len, char **out, size_t *out_len, bool *found,
+		  bool *remove_file, struct hook_err *err)
+{
+	struct sbuf b = { 0 };
+	bool in_block = false, created = false, nl_mark = false;
+	size_t mark_len = 0;
+	unsigned line = 0, begin_line = 0;
+
+	*out = NULL;
+	*found = false;
+	*remove_file = false;
+	for (size_t off = 0; off < len;) {
+		const char *l = text + off, *nl = memchr(l, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - l) : len - off, full = n + (nl ? 1 : 0);
+
+		line++;
+		off += full;
+		if (starts(l, n, M_BEGIN)) {
+			if (in_block) {
+				free(b.s);
+				return hook_fail(err, 0, "line %u: a second `" M_BEGIN "` marker inside the block opened on line %u; remove the added lines by hand", line, begin_line);
+			}
+			in_block = true;
+			begin_line = line;
+			created = memmem(l, n, M_CREATED, strlen(M_CREATED)) != NULL;
+			*found = true;
+			continue;
+		}
+		if (line_is(l, n, M_END)) {
+			if (!in_block) {
+				free(b.s);
+				return hook_fail(err, 0, "line %u: `" M_END "` without its begin marker; remove the added lines by hand", line);
+			}
+			in_block = false;
+			continue;
+		}
+		if (in_block)
+			continue;
+		if (ends(l, n, M_ADDED)) {
+			*found = true;
+			continue;
+		}
+		if (line_is(l, n, M_NL)) {
+			*found = true;
+			nl_mark = true;
+			mark_len = b.len;
+			continue;
+		}
+		if (starts(l, n, M_WAS)) {
+			*found = true;
+			sb_add(&b, l + strlen(M_WAS), full - strlen(M_WAS));
+			continue;
+		}
+		sb_add(&b, l, full);
+	}
+	if (in_block) {
+		free(b.s);
+		return hook_fail(err, 0, "line %u: `" M_BEGIN "` without its end marker `" M_END "`; remove the added lines by hand", begin_line);
+	}
+	/* the line break install gave the original last line goes again, also
+	 * when the admin appended lines since: they get what appending them
+	 * to the original would have given */
+	if (nl_mark && mark_len && b.s[mark_len - 1] == '\n') {
+		memmove(b.s + mark_len - 1, b.s + mark_len, b.len - mark_len + 1);
+		b.len--;
+	}
+	*remove_file = created && b.len == strlen(CREATED_REST) && !memcmp(b.s, CREATED_REST, b.len);
+	return sb_take(&b, out, out_len, err);
+}
+
+/* ---- the containerd config editor ---- */
+
+struct ctrd_ctx {
+	const char *text;	/* the config without earlier install edits, ends in '\n' */
+	const struct toml_doc *d;
+	const char *cri;	/* the plugin that holds `containerd.runtimes` */
+	int version;
+	const struct ctrd_opts *o;
+	bool created;		/* no file before: we write `version = 2` above the block */
+	struct sbuf warn;
+	struct hook_err *err;
+};
+
+static bool same(char *const *a, const char *const *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(a[i], b[i]))
+			return false;
+	return true;
+}
+
+static void sb_header(struct sbuf *b, const char *const *path, size_t depth)
+{
+	sb_puts(b, "[");
+	sb_path(b, path, depth);
+	sb_puts(b, "]\n");
+}
+
+static void sb_string_list(struct sbuf *b, char *const *have, size_t n_have)
+{
+	size_t n = 0;
+
+	sb_puts(b, "[");
+	for (size_t i = 0; i < n_have; i++, n++) {
+		sb_puts(b, n ? ", " : "");
+		sb_string(b, have[i]);
+	}
+	for (const char *const *a = pass_annotations; *a; a++) {
+		bool dup = false;
+
+		for (size_t i = 0; i < n_have; i++)
+			dup |= !strcmp(have[i], *a);
+		if (dup)
+			continue;
+		sb_puts(b, n++ ? ", " : "");
+		sb_string(b, *a);
+	}
+	sb_puts(b, "]");
+}
+
+/* One leaf of the runc handler, copied into ours with our overrides. */
+static int copy_leaf(struct ctrd_ctx *c, struct sbuf *b, const struct toml_key *k, size_t base,
+		     bool *seen)
+{
+	const char *name = k->path[k->depth - 1];
+	size_t rel = k->depth - base;	/* 1: runc.X, 2: runc.options.X, ... */
+
+	sb_puts(b, "  ");
+	sb_key(b, name);
+	sb_puts(b, " = ");
+	if (rel == 1 && (!strcmp(name, "pod_annotations") || !strcmp(name, "container_annotations"))) {
+		if (k->type != TOML_ARRAY || !k->all_strings)
+			return hook_fail(c->err, 0, "line %u: the runc runtime's `%s` is not a list of strings", k->line, name);
+		sb_string_list(b, k->strs, k->n_strs);
+		seen[!strcmp(name, "pod_annotations") ? 0 : 1] = true;
+	} else if (rel == 2 && !strcmp(k->path[base], "options") && !strcmp(name, "BinaryName")) {
+		if (k->type == TOML_STRING && k->str[0] && c->o->runc && strcmp(k->str, c->o->runc))
+			sb_printf(&c->warn, "warning: the runc runtime runs `%s` (BinaryName); the wrapper the ioweight runtime uses runs %s: pass --runc %s to keep the same runc\n",
+				  k->str, c->o->runc, k->str);
+		sb_string(b, WRAPPER_PATH);
+		seen[3] = true;
+	} else {
+		if (rel == 1 && !strcmp(name, "runtime_type")) {
+			if (k->type != TOML_STRING ||
+			    (strcmp(k->str, RUNC_SHIM) && strcmp(k->str, "io.containerd.runc.v1")))
+				return hook_fail(c->err, 0, "line %u: the runc runtime's runtime_type is %.*s, not the runc shim (" RUNC_SHIM "): the ioweight runtime copies runc's settings and sets options.BinaryName, which only the runc shim reads",
+						 k->line, (int)k->val_len, c->text + k->val_off);
+			seen[2] = true;
+		}
+		sb_add(b, c->text + k->val_off, k->val_len);
+	}
+	sb_puts(b, "\n");
+	return 0;
+}
+
+/*
+ * The `ioweight` handler: every setting of `runc` (SystemdCgroup, Root, ...)
+ * copied, options.BinaryName pointed at the wrapper, our annotations added
+ * to pod_annotations/container_annotations.  With want_runc (the file
+ * defines no runtime at all), a handler `runc` as containerd defines it by
+ * default is written too: a config that defines any runtime replaces
+ * containerd's built-in list, which would lose `runc`.
+ */
+static int runtime_tables(struct ctrd_ctx *c, struct sbuf *b, bool check_tables, bool want_runc)
+{
+	const char *rt[TOML_MAX_PATH] = { "plugins", c->cri, "containerd", "runtimes", "runc" };
+	const size_t base = 5;
+	const struct toml_doc *d = c->d;
+	size_t *groups = NULL, n_groups = 0;
+	bool seen[4] = { false };	/* pod_annotations, container_annotations, runtime_type, BinaryName */
+	bool has_options = false;
+	char why[128];
+	int ret = -1;
+
+	for (size_t i = 0; i < d->n_tables; i++)
+		if (d->tables[i].array && d->tables[i].depth > base && same(d->tables[i].path, rt, base))
+			return hook_fail(c->err, 0, "line %u: the runc runtime has an array of tables, which install does not copy", d->tables[i].line);
+	groups = calloc(d->n_keys + 1, sizeof(*groups));
+	if (!groups)
+		return hook_fail(c->err, ENOMEM, "install");
+	/* the tables below runc.X, in the order they first appear */
+	for (size_t i = 0; i < d->n_keys; i++) {
+		const struct toml_key *k = &d->keys[i];
+		bool known = false;
+
+		if (k->depth <= base + 1 || k->type == TOML_INLINE_TABLE || !same(k->path, rt, base))
+			continue;
+		for (size_t g = 0; g < n_groups && !known; g++) {
+			const struct toml_key *h = &d->keys[groups[g]];
+
+			known = h->depth == k->depth && same(h->path, (const char *const *)k->path, k->depth - 1);
+		}
+		if (!known)
+			groups[n_groups++] = i;
+		if (k->depth == base + 2 && !strcmp(k->path[base], "options"))
+			has_options = true;
+	}
+	if (want_runc) {
+		if (check_tables && !toml_can_add_table(d, rt, base, why, sizeof(why))) {
+			hook_fail(c->err, 0, "cannot add the table for the default runc runtime (%s)", why);
+			goto out;
+		}
+		sb_header(b, rt, base);
+		sb_puts(b, "  runtime_type = \"" RUNC_SHIM "\"\n\n");
+	}
+	rt[4] = INSTALL_RUNTIME_NAME;
+	if (check_tables && !toml_can_add_table(d, rt, base, why, sizeof(why))) {
+		hook_fail(c->err, 0, "cannot add the table for the ioweight runtime (%s)", why);
+		goto out;
+	}
+	sb_header(b, rt, base);
+	for (size_t i = 0; i < d->n_keys; i++) {
+		const struct toml_key *k = &d->keys[i];
+
+		if (k->depth == base + 1 && k->type != TOML_INLINE_TABLE && !strcmp(k->path[base - 1], "runc") &&
+		    same(k->path, (const char *const[]){ "plugins", c->cri, "containerd", "runtimes" }, base - 1) &&
+		    copy_leaf(c, b, k, base, seen) < 0)
+			goto out;
+	}
+	if (!seen[2])
+		sb_puts(b, "  runtime_type = \"" RUNC_SHIM "\"\n");
+	for (int i = 0; i < 2; i++) {
+		if (seen[i])
+			continue;
+		sb_puts(b, i ? "  container_annotations = " : "  pod_annotations = ");
+		sb_string_list(b, NULL, 0);
+		sb_puts(b, "\n");
+	}
+	for (size_t g = 0; g <= n_groups; g++) {
+		const struct toml_key *h = g < n_groups ? &d->keys[groups[g]] : NULL;
+		const char *hp[TOML_MAX_PATH];
+		size_t hd;
+
+		if (!h && has_options)
+			break;
+		/* the header: ours + the group's path below runc */
+		for (size_t i = 0; i < base; i++)
+			hp[i] = rt[i];
+		if (h) {
+			hd = h->depth - 1;
+			for (size_t i = base; i < hd; i++)
+				hp[i] = h->path[i];
+		} else {
+			hp[base] = "options";
+			hd = base + 1;
+		}
+		if (check_tables && !toml_can_add_table(d, hp, hd, why, sizeof(why))) {
+			hook_fail(c->err, 0, "cannot add a table for the ioweight runtime (%s)", why);
+			goto out;
+		}
+		sb_puts(b, "\n");
+		sb_header(b, hp, hd);
+		for (size_t i = 0; h && i < d->n_keys; i++) {
+			const struct toml_key *k = &d->keys[i];
+
+			if (k->depth == h->depth && k->type != TOML_INLINE_TABLE &&
+			    same(k->path, (const char *const *)h->path, h->depth - 1) &&
+			    copy_leaf(c, b, k, base, seen) < 0)
+				goto out;
+		}
+		if (hd == base + 1 && !strcmp(hp[base], "options") && !seen[3]) {
+			sb_puts(b, "  BinaryName = \"" WRAPPER_PATH "\"\n");
+			seen[3] = true;
+		}
+	}
+	ret = 0;
+out:
+	free(groups);
+	return ret;
+}
+
+static const char *default_runtime(const struct ctrd_ctx *c, const struct toml_key **k)
+{
+	const char *p[] = { "plugins", c->cri, "containerd", "default_runtime_name" };
+
+	*k = toml_get(c->d, p, 4);
+	return *k && (*k)->type == TOML_STRING ? (*k)->str : "runc";
+}
+
+static void default_warnings(struct ctrd_ctx *c)
+{
+	const struct toml_key *k, *dis;
+	const char *cur = default_runtime(c, &k);
+	const char *dp[] = { "disabled_plugins" };
+
+	if (!c->o->set_default && strcmp(cur, INSTALL_RUNTIME_NAME))
+		sb_printf(&c->warn, "warning: containerd's default runtime is `%s`: only pods whose RuntimeClass has handler `ioweight` run the hook (--set-as-default makes it the default)\n", cur);
+	if (c->o->set_default && strcmp(cur, INSTALL_RUNTIME_NAME) && strcmp(cur, "runc"))
+		sb_printf(&c->warn, "warning: the default runtime was `%s`; --set-as-default replaces it with `ioweight`, a copy of `runc` (not of `%s`)\n", cur, cur);
+	dis = toml_get(c->d, dp, 1);
+	for (size_t i = 0; dis && dis->all_strings && i < dis->n_strs; i++)
+		if (!strcmp(dis->strs[i], "cri") || !strcmp(dis->strs[i], "io.containerd.grpc.v1.cri") ||
+		    !strcmp(dis->strs[i], "io.containerd.cri.v1.runtime"))
+			sb_printf(&c->warn, "warning: disabled_plugins lists `%s`: containerd serves no Kubernetes pods until it is removed\n", dis->strs[i]);
+}
+
+/* A version 2 file's CRI section is replaced as a whole by any imported
+ * file that has one (containerd 1.x merges imports per plugin): our tables
+ * in config.toml would then never be read. */
+static int check_imports_v2(struct ctrd_ctx *c)
+{
+	const char *ip[] = { "imports" }, *cri[] = { "plugins", c->cri };
+	const struct toml_key *k = toml_get(c->d, ip, 1);
+
+	if (!k || !c->o->prefix)
+		return 0;
+	if (k->type != TOML_ARRAY || !k->all_strings)
+		return hook_fail(c->err, 0, "line %u: `imports` is not a list of strings", k->line);
+	for (size_t i = 0; i < k->n_strs; i++) {
+		char pat[PATH_MAX];
+		glob_t g;
+
+		if (snprintf(pat, sizeof(pat), "%s%s%s", c->o->prefix, k->strs[i][0] == '/' ? "" : CTRD_DIR "/",
+			     k->strs[i]) >= (int)sizeof(pat))
+			return hook_fail(c->err, 0, "imports: `%s`: path too long", k->strs[i]);
+		if (glob(pat, 0, NULL, &g) != 0)
+			continue;
+		for (size_t j = 0; j < g.gl_pathc; j++) {
+			_cleanup_free_ char *buf = NULL;
+			struct toml_doc d;
+			size_t len;
+			bool has;
+
+			if (read_file_bounded(g.gl_pathv[j], 1 << 20, &buf, &len, c->err) < 0 ||
+			    toml_parse(buf, len, g.gl_pathv[j] + strlen(c->o->prefix), &d, c->err) < 0) {
+				globfree(&g);
+				return hook_fail_prefix(c->err, "imported by " CTRD_CONFIG ": ");
+			}
+			has = toml_has_under(&d, cri, 2);
+			toml_doc_free(&d);
+			if (has) {
+				hook_fail(c->err, 0, "%s (imported by " CTRD_CONFIG ") configures the CRI plugin, and containerd 1.x then ignores config.toml's whole CRI section: add the ioweight runtime to that file by hand (see docs/hook.md), or move its CRI settings into config.toml",
+					  g.gl_pathv[j] + strlen(c->o->prefix));
+				globfree(&g);
+				return -1;
+			}
+		}
+		globfree(&g);
+	}
+	return 0;
+}
+
+/* Replace the key's lines with `# ... was:` copies and one new line that
+ * keeps the key as written and sets value. */
+static void replace_value(struct ctrd_ctx *c, struct sbuf *b, const struct toml_key *k, const char *value)
+{
+	for (size_t off = k->line_off; off < k->line_end;) {
+		const char *nl = memchr(c->text + off, '\n', k->line_end - off);
+		size_t n = nl ? (size_t)(nl - c->text - off) + 1 : k->line_end - off;
+
+		sb_puts(b, M_WAS);
+		sb_add(b, c->text + off, n);
+		off += n;
+	}
+	sb_add(b, c->text + k->line_off, k->val_off - k->line_off);
+	sb_puts(b, value);
+	sb_puts(b, M_ADDED "\n");
+}
+
+static int ctrd_v2(struct ctrd_ctx *c, bool empty, struct sbuf *out)
+{
+	const char *ct[] = { "plugins", c->cri, "containerd" };
+	struct sbuf block = { 0 };
+	const struct toml_key *dk;
+	const char *rp[] = { "plugins", c->cri, "containerd", "runtimes", "runc" };
+	size_t len = strlen(c->text), edit_off = len, edit_end = len;
+	struct sbuf edit = { 0 };
+	const char *io[] = { "plugins", c->cri, "containerd", "runtimes", INSTALL_RUNTIME_NAME };
+	char why[128];
+	int ret = -1;
+
+	if (toml_has_under(c->d, io, 5))
+		return hook_fail(c->err, 0, CTRD_CONFIG " already defines a runtime `ioweight` that install did not add: remove it, then install again");
+	if (check_imports_v2(c) < 0)
+		return -1;
+	default_runtime(c, &dk);
+	if (empty)
+		sb_puts(&block, "version = 2\n\n");
+	if (c->o->set_default && !(dk && dk->type == TOML_STRING && !strcmp(dk->str, INSTALL_RUNTIME_NAME))) {
+		const struct toml_table *t = NULL;
+
+		for (size_t i = 0; i < c->d->n_tables; i++)
+			if (!c->d->tables[i].array && c->d->tables[i].depth == 3 && same(c->d->tables[i].path, ct, 3))
+				t = &c->d->tables[i];
+		if (dk) {
+			if (!dk->own_lines || dk->type != TOML_STRING) {
+				hook_fail(c->err, 0, "line %u: default_runtime_name is not a plain `key = \"string\"` line; set it to \"ioweight\" by hand", dk->line);
+				goto out;
+			}
+			edit_off = dk->line_off;
+			edit_end = dk->line_end;
+			replace_value(c, &edit, dk, "\"" INSTALL_RUNTIME_NAME "\"");
+		} else if (t) {
+			size_t ind = strspn(c->text + t->line_off, " \t");
+
+			edit_off = edit_end = t->line_end;
+			sb_add(&edit, c->text + t->line_off, ind);
+			sb_puts(&edit, "  default_runtime_name = \"" INSTALL_RUNTIME_NAME "\"" M_ADDED "\n");
+		} else if (toml_can_add_table(c->d, ct, 3, why, sizeof(why))) {
+			sb_header(&block, ct, 3);
+			sb_puts(&block, "  default_runtime_name = \"" INSTALL_RUNTIME_NAME "\"\n\n");
+		} else {
+			hook_fail(c->err, 0, "cannot set default_runtime_name (%s): set it to \"ioweight\" by hand", why);
+			goto out;
+		}
+	}
+	if (runtime_tables(c, &block, true, !toml_has_under(c->d, rp, 4)) < 0)
+		goto out;
+	sb_add(out, c->text, edit_off);
+	sb_add(out, edit.s ? edit.s : "", edit.len);
+	sb_add(out, c->text + edit_end, len - edit_end);
+	if (block.oom || edit.oom) {
+		hook_fail(c->err, ENOMEM, "install");
+		goto out;
+	}
+	sb_puts(out, c->created ? M_BEGIN ": " M_CREATED "; --uninstall removes it unless lines were added\n"
+			       : M_BEGIN ": the lines down to the end marker; --uninstall removes them\n");
+	sb_add(out, block.s, block.len);
+	sb_puts(out, M_END "\n");
+	ret = 0;
+out:
+	free(block.s);
+	free(edit.s);
+	return ret;
+}
+
+static int ctrd_v3(struct ctrd_ctx *c, struct sbuf *out, char **dropin)
+{
+	const char *ip[] = { "imports" }, *vp[] = { "version" };
+	const char *rp[] = { "plugins", c->cri, "containerd", "runtimes", "runc" };
+	const char *io[] = { "plugins", c->cri, "containerd", "runtimes", INSTALL_RUNTIME_NAME };
+	const char *ct[] = { "plugins", c->cri, "containerd" };
+	const struct toml_key *k = toml_get(c->d, ip, 1), *v = toml_get(c->d, vp, 1);
+	struct sbuf d = { 0 };
+	size_t len = strlen(c->text);
+	bool covered = false;
+
+	if (toml_has_under(c->d, io, 5))
+		return hook_fail(c->err, 0, CTRD_CONFIG " already defines a runtime `ioweight` that install did not add: remove it, then install again");
+	if (k && (k->type != TOML_ARRAY || !k->all_strings))
+		return hook_fail(c->err, 0, "line %u: `imports` is not a list of strings", k->line);
+	for (size_t i = 0; k && i < k->n_strs; i++) {
+		char pat[PATH_MAX];
+
+		snprintf(pat, sizeof(pat), "%s%s", k->strs[i][0] == '/' ? "" : CTRD_DIR "/", k->strs[i]);
+		covered |= fnmatch(pat, CTRD_DROPIN, FNM_PATHNAME) == 0;
+	}
+	if (covered) {
+		sb_add(out, c->text, len);
+	} else if (k) {
+		sb_add(out, c->text, k->line_off);
+		for (size_t off = k->line_off; off < k->line_end;) {
+			const char *nl = memchr(c->text + off, '\n', k->line_end - off);
+			size_t n = nl ? (size_t)(nl - c->text - off) + 1 : k->line_end - off;
+
+			sb_puts(out, M_WAS);
+			sb_add(out, c->text + off, n);
+			off += n;
+		}
+		sb_puts(out, "imports = ");
+		sb_puts(out, "[");
+		for (size_t i = 0; i < k->n_strs; i++) {
+			sb_string(out, k->strs[i]);
+			sb_puts(out, ", ");
+		}
+		sb_puts(out, "\"" CTRD_DROPIN "\"]" M_ADDED "\n");
+		sb_add(out, c->text + k->line_end, len - k->line_end);
+	} else {
+		sb_add(out, c->text, v->line_end);
+		sb_puts(out, "imports = [\"" CTRD_DROPIN "\"]" M_ADDED "\n");
+		sb_add(out, c->text + v->line_end, len - v->line_end);
+	}
+	sb_puts(&d, "# " INSTALL_MARKER ": the CRI runtime handler `ioweight` (runc through the ioweight\n"
+		    "# prestart hook), imported by " CTRD_CONFIG ". Remove with\n"
+		    "# `ioweight-hook install --runtime containerd --uninstall`.\n"
+		    "version = 3\n\n");
+	if (c->o->set_default) {
+		sb_header(&d, ct, 3);
+		sb_puts(&d, "  default_runtime_name = \"" INSTALL_RUNTIME_NAME "\"\n\n");
+	}
+	if (runtime_tables(c, &d, false, !toml_has_under(c->d, rp, 4)) < 0) {
+		free(d.s);
+		return -1;
+	}
+	return sb_take(&d, dropin, NULL, c->err);
+}
+
+void ctrd_plan_free(struct ctrd_plan *plan)
+{
+	free(plan->config);
+	free(plan->dropin);
+	free(plan->warnings);
+	memset(plan, 0, sizeof(*plan));
+}
+
+int install_containerd_config(const char *old, size_t len, const struct ctrd_opts *o,
+			      struct ctrd_plan *plan, struct hook_err *err)
+{
+	struct ctrd_ctx c = { .o = o, .err = err };
+	_cleanup_free_ char *base = NULL;
+	struct sbuf out = { 0 };
+	struct toml_doc d = { 0 };
+	const struct toml_key *v;
+	const char *vp[] = { "version" };
+	bool found, rm, no_nl = false;
+	size_t blen;
+	int ret = -1;
+
+	memset(plan, 0, sizeof(*plan));
+	if (install_strip(old ? old : "", old ? len : 0, &base, &blen, &found, &rm, err) < 0)
+		return hook_fail_prefix(err, CTRD_CONFIG ": ");
+	/* no file, or one an earlier install created with nothing added since */
+	if (!old || rm) {
+		blen = 0;
+		base[0] = '\0';
+		sb_puts(&out, CREATED_REST);
+		c.created = true;
+	}
+	/* edits work on whole lines: give the last line its line break, and
+	 * mark it so that --uninstall takes it away again */
+	if (blen && base[blen - 1] != '\n') {
+		char *t = realloc(base, blen + 2);
+
+		if (!t)
+			return hook_fail(err, ENOMEM, "install");
+		base = t;
+		base[blen++] = '\n';
+		base[blen] = '\0';
+		no_nl = true;
+	}
+	if (toml_parse(base, blen, CTRD_CONFIG, &d, err) < 0)
+		return -1;
+	c.text = base;
+	c.d = &d;
+	v = toml_get(&d, vp, 1);
+	if (!v && (d.n_keys || d.n_tables)) {
+		hook_fail(err, 0, CTRD_CONFIG " has no `version`, so containerd reads it as a version 1 file, which install does not edit: if its tables already use full plugin names (plugins.\"io.containerd.grpc.v1.cri\"), add `version = 2` at the top; else start from `containerd config default`");
+		goto out;
+	}
+	if (v && (v->type != TOML_SCALAR || v->table_depth || v->val_len != 1 ||
+		  (c.text[v->val_off] != '2' && c.text[v->val_off] != '3'))) {
+		hook_fail(err, 0, CTRD_CONFIG ":%u: version = %.*s: install understands version 2 (containerd 1.x) and 3 (containerd 2.x)",
+			  v->line, (int)(v->val_len > 20 ? 20 : v->val_len), c.text + v->val_off);
+		goto out;
+	}
+	c.version = v ? c.text[v->val_off] - '0' : 2;
+	c.cri = c.version == 3 ? "io.containerd.cri.v1.runtime" : "io.containerd.grpc.v1.cri";
+	plan->version = c.version;
+	default_warnings(&c);
+	if (c.version == 2) {
+		if (ctrd_v2(&c, !v && !c.created, &out) < 0)
+			goto out;
+	} else if (ctrd_v3(&c, &out, &plan->dropin) < 0) {
+		goto out;
+	}
+	/* only when something was added after the original last line */
+	if (no_nl && (out.len != blen || memcmp(out.s, base, blen))) {
+		sb_puts(&out, M_NL "\n");
+	} else if (no_nl) {
+		out.s[--out.len] = '\0';
+	}
+	if (sb_take(&out, &plan->config, &plan->config_len, err) < 0 ||
+	    sb_take(&c.warn, &plan->warnings, NULL, err) < 0) {
+		out.s = NULL;
+		c.warn.s = NULL;
+		goto out;
+	}
+	out.s = NULL;
+	c.warn.s = NULL;
+	ret = 0;
+out:
+	if (ret < 0) {
+		free(out.s);
+		free(c.warn.s);
+		ctrd_plan_free(plan);
+		if (!strstr(err->msg, CTRD_CONFIG) && !strstr(err->msg, "imported"))
+			hook_fail_prefix(err, CTRD_CONFIG ": ");
+	}
+	toml_doc_free(&d);
+	return ret;
+}
+
+/* ---- texts of the files install owns ---- */
 
 static int sfmt(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int sfmt(char **out, const char *fmt, ...)
@@ -43,6 +692,46 @@ static int sfmt(char **out, const char *fmt, ...)
 	if (r < 0)
 		*out = NULL;
 	return r < 0 ? -1 : 0;
+}
+
+static bool quotable(const char *s)
+{
+	/* paths go into a shell script in single quotes and into TOML/JSON strings */
+	return s[0] == '/' && !strpbrk(s, "'\"\\\n\r\t");
+}
+
+static char *wrapper_text(const struct install_opts *o)
+{
+	char *t;
+
+	return sfmt(&t,
+		    "#!/bin/sh\n"
+		    "# " INSTALL_MARKER ": runc with the ioweight prestart hook added on create.\n"
+		    "# Remove with `ioweight-hook install --runtime ... --uninstall`.\n"
+		    "exec '%s' runc-wrapper --runc '%s' --hook '%s' -- \"$@\"\n",
+		    o->hook, o->runc, o->hook) < 0 ? NULL : t;
+}
+
+static char *hooksd_text(const struct install_opts *o)
+{
+	char *t;
+
+	return sfmt(&t,
+		    "{\n"
+		    "  \"version\": \"1.0.0\",\n"
+		    "  \"hook\": {\n"
+		    "    \"path\": \"%s\",\n"
+		    "    " HOOKSD_ARGS ",\n"
+		    "    \"timeout\": %d\n"
+		    "  },\n"
+		    "  \"when\": {\n"
+		    "    \"annotations\": {\n"
+		    "      \"^(ioweight\\\\.dev/.+|io\\\\.kubernetes\\\\.cri\\\\.blockio-class|blockio\\\\.resources\\\\.beta\\\\.kubernetes\\\\.io/.+)$\": \".*\"\n"
+		    "    }\n"
+		    "  },\n"
+		    "  \"stages\": [\"prestart\"]\n"
+		    "}\n",
+		    o->hook, WRAPPER_HOOK_TIMEOUT) < 0 ? NULL : t;
 }
 
 static int read_opt(const char *path, char **buf, size_t *len, struct hook_err *err)
@@ -59,135 +748,114 @@ static int read_opt(const char *path, char **buf, size_t *len, struct hook_err *
 	return 0;
 }
 
-static bool quotable(const char *s)
+/*
+ * CRI-O's hooks_dir in effect: the last of crio.conf and the crio.conf.d
+ * drop-ins (lexical order, ours left out) that sets crio.runtime.hooks_dir,
+ * else CRI-O's default.  Returns a "…\n"-joined list in *dirs.
+ */
+static int crio_hooks_dirs(const struct install_opts *o, char **dirs, struct hook_err *err)
 {
-	/* paths go into a shell script in single quotes and into TOML/JSON strings */
-	return s[0] == '/' && !strpbrk(s, "'\"\\\n\r\t");
-}
+	const char *hp[] = { "crio", "runtime", "hooks_dir" };
+	char pat[PATH_MAX], conf[PATH_MAX];
+	struct sbuf b = { 0 };
+	glob_t g = { 0 };
+	int gr;
 
-static int wrapper_text(const struct install_opts *o, char **out)
-{
-	return sfmt(out,
-		    "#!/bin/sh\n"
-		    "# " INSTALL_MARKER ": runc with the ioweight prestart hook added on create.\n"
-		    "# Remove with `ioweight-hook install --runtime ... --uninstall`.\n"
-		    "exec '%s' runc-wrapper --runc '%s' --hook '%s' -- \"$@\"\n",
-		    o->hook, o->runc, o->hook);
-}
+	sb_puts(&b, HOOKSD_DIR "\n");
+	snprintf(conf, sizeof(conf), "%s" CRIO_CONF, o->prefix);
+	snprintf(pat, sizeof(pat), "%s" CRIO_DROPIN_DIR "/*.conf", o->prefix);
+	gr = glob(pat, 0, NULL, &g);
+	for (size_t i = 0; i <= (gr == 0 ? g.gl_pathc : 0); i++) {
+		const char *f = i == 0 ? conf : g.gl_pathv[i - 1];
+		_cleanup_free_ char *buf = NULL;
+		const struct toml_key *k;
+		struct toml_doc d;
+		size_t len;
 
-/* CRI's runc runtime through our wrapper, with the annotations passed on */
-#define RUNC_TABLES \
-	"[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n" \
-	"  runtime_type = \"io.containerd.runc.v2\"\n" \
-	"  pod_annotations = [" PASS_ANNOTATIONS "]\n" \
-	"  container_annotations = [" PASS_ANNOTATIONS "]\n" \
-	"\n" \
-	"[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc.options]\n" \
-	"  BinaryName = \"" WRAPPER_PATH "\"\n"
-
-static int dropin_text(char **out)
-{
-	return sfmt(out,
-		    "# " INSTALL_MARKER ": CRI pods run through runc with the ioweight prestart hook.\n"
-		    "# Remove with `ioweight-hook install --runtime containerd --uninstall`.\n"
-		    "version = 2\n"
-		    "\n" RUNC_TABLES);
-}
-
-static int hooksd_text(const struct install_opts *o, char **out)
-{
-	return sfmt(out,
-		    "{\n"
-		    "  \"version\": \"1.0.0\",\n"
-		    "  \"hook\": {\n"
-		    "    \"path\": \"%s\",\n"
-		    "    \"args\": [\"ioweight-hook\", \"prestart\"],\n"
-		    "    \"timeout\": 10\n"
-		    "  },\n"
-		    "  \"when\": {\n"
-		    "    \"annotations\": {\n"
-		    "      \"^(ioweight\\\\.dev/.+|io\\\\.kubernetes\\\\.cri\\\\.blockio-class|blockio\\\\.resources\\\\.beta\\\\.kubernetes\\\\.io/.+)$\": \".*\"\n"
-		    "    }\n"
-		    "  },\n"
-		    "  \"stages\": [\"prestart\"]\n"
-		    "}\n",
-		    o->hook);
-}
-
-/* Is there a top-level (before any [table]) key `name`? Returns the line. */
-static const char *toplevel_key(const char *s, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *l = s; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		const char *p = l;
-
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '[')
-			return NULL;
-		if (!strncmp(p, name, n) && (p[n] == ' ' || p[n] == '=' || p[n] == '\t'))
-			return l;
-	}
-	return NULL;
-}
-
-int install_containerd_config(const char *old, char **out, bool *use_dropin, struct hook_err *err)
-{
-	const char *imp, *ver, *at;
-	size_t off;
-
-	*out = NULL;
-	*use_dropin = true;
-	if (!old)
-		return sfmt(out, "# " INSTALL_MARKER ": created this file; --uninstall removes it.\n"
-				 "version = 2\n"
-				 "imports = [\"" CTRD_IMPORT "\"]\n") < 0
-			       ? hook_fail(err, ENOMEM, "install") : 0;
-	/* containerd merges imported files per plugin section, replacing the
-	 * whole section: a drop-in would silently drop the user's CRI settings
-	 * (Debian's stock config sets the CNI paths there).  So when the CRI
-	 * plugin is configured here, add our tables to this file instead. */
-	if (strstr(old, "[plugins.\"io.containerd.grpc.v1.cri\"") || strstr(old, "[plugins.cri")) {
-		*use_dropin = false;
-		if (strstr(old, "# " INSTALL_MARKER ": added the lines below"))
-			return sfmt(out, "%s", old) < 0 ? hook_fail(err, ENOMEM, "install") : 0;
-		if (strstr(old, ".runtimes.runc]") || strstr(old, ".runtimes.runc.options]") ||
-		    strstr(old, "runtimes.runc ="))
-			return hook_fail(err, 0, CTRD_CONFIG " already defines the runc runtime; add to its section: pod_annotations/container_annotations = [" PASS_ANNOTATIONS "] and, under .options, BinaryName = \"" WRAPPER_PATH "\" (then run install --runtime runc-wrapper)");
-		return sfmt(out, "%s%s\n# " INSTALL_MARKER ": added the lines below; --uninstall restores the original\n%s",
-			    old, old[0] && old[strlen(old) - 1] != '\n' ? "\n" : "", RUNC_TABLES) < 0
-			       ? hook_fail(err, ENOMEM, "install") : 0;
-	}
-	imp = toplevel_key(old, "imports");
-	if (imp) {
-		const char *eol = strchrnul(imp, '\n'), *close = memchr(imp, ']', (size_t)(eol - imp));
-
-		if (memmem(imp, (size_t)(eol - imp), "\"" CTRD_IMPORT "\"", strlen(CTRD_IMPORT) + 2) ||
-		    memmem(imp, (size_t)(eol - imp), "\"" CTRD_DROPIN "\"", strlen(CTRD_DROPIN) + 2))
-			return sfmt(out, "%s", old) < 0 ? hook_fail(err, ENOMEM, "install") : 0;
-		if (!close)
-			return hook_fail(err, 0, CTRD_CONFIG ": `imports` spans several lines; add \"" CTRD_IMPORT "\" to it by hand");
-		off = (size_t)(close - old);
-		/* append our glob inside the brackets (no comma if the list is empty) */
-		{
-			const char *open = memchr(imp, '[', (size_t)(close - imp));
-			bool empty = open && strspn(open + 1, " \t") == (size_t)(close - open - 1);
-
-			return sfmt(out, "%.*s%s\"" CTRD_IMPORT "\"%s", (int)off, old, empty ? "" : ", ",
-				    close) < 0 ? hook_fail(err, ENOMEM, "install") : 0;
+		if (i > 0 && !strcmp(f + strlen(o->prefix), CRIO_DROPIN))
+			continue;
+		if (read_opt(f, &buf, &len, err) < 0)
+			goto fail;
+		if (!buf)
+			continue;
+		if (toml_parse(buf, len, f + strlen(o->prefix), &d, err) < 0)
+			goto fail;
+		k = toml_get(&d, hp, 3);
+		if (k && (k->type != TOML_ARRAY || !k->all_strings)) {
+			hook_fail(err, 0, "%s:%u: hooks_dir is not a list of strings", f + strlen(o->prefix), k->line);
+			toml_doc_free(&d);
+			goto fail;
 		}
+		if (k) {
+			b.len = 0;
+			if (b.s)
+				b.s[0] = '\0';
+			for (size_t j = 0; j < k->n_strs; j++)
+				sb_printf(&b, "%s\n", k->strs[j]);
+		}
+		toml_doc_free(&d);
 	}
-	/* no imports yet: add one after `version = ...`, or first if none */
-	ver = toplevel_key(old, "version");
-	at = ver ? strchrnul(ver, '\n') : old;
-	if (ver && *at == '\n')
-		at++;
-	off = (size_t)(at - old);
-	return sfmt(out, "%.*s%s# " INSTALL_MARKER ": added the next line\nimports = [\"" CTRD_IMPORT "\"]\n%s",
-		    (int)off, old, (ver && off && old[off - 1] != '\n') ? "\n" : "", at) < 0
-		       ? hook_fail(err, ENOMEM, "install") : 0;
+	if (gr == 0)
+		globfree(&g);
+	return sb_take(&b, dirs, NULL, err);
+fail:
+	if (gr == 0)
+		globfree(&g);
+	free(b.s);
+	return -1;
 }
+
+static bool in_list(const char *list, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	for (const char *l = list; *l; l = strchr(l, '\n') + 1)
+		if (!strncmp(l, dir, n) && l[n] == '\n')
+			return true;
+	return false;
+}
+
+static char *crio_dropin_text(const char *dirs, const char *dir)
+{
+	struct sbuf b = { 0 };
+	bool first = true;
+
+	sb_puts(&b, "# " INSTALL_MARKER ": CRI-O reads the ioweight hook's hooks.d entry from " );
+	sb_puts(&b, dir);
+	sb_puts(&b, ".\n# Remove with `ioweight-hook install --runtime crio --uninstall`.\n[crio.runtime]\nhooks_dir = [");
+	for (const char *l = dirs; *l; l = strchr(l, '\n') + 1) {
+		char *one = strndup(l, (size_t)(strchr(l, '\n') - l));
+
+		if (!one) {
+			free(b.s);
+			return NULL;
+		}
+		sb_puts(&b, first ? "" : ", ");
+		sb_string(&b, one);
+		free(one);
+		first = false;
+	}
+	sb_puts(&b, first ? "" : ", ");
+	sb_string(&b, dir);
+	sb_puts(&b, "]\n");
+	if (b.oom) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}
+
+/* ---- planning and applying changes ---- */
+
+struct change {
+	char path[PATH_MAX];
+	char *old;		/* NULL: absent */
+	size_t old_len;
+	char *new_;		/* NULL: delete */
+	size_t new_len;
+	mode_t mode;
+	const char *what;
+};
 
 static void change_free(struct change *c, size_t n)
 {
@@ -195,6 +863,35 @@ static void change_free(struct change *c, size_t n)
 		free(c[i].old);
 		free(c[i].new_);
 	}
+}
+
+static bool ours(const char *text)
+{
+	return strstr(text, INSTALL_MARKER) || strstr(text, HOOKSD_ARGS);
+}
+
+/* A file install owns: created (refused if someone else's file is there),
+ * or, on uninstall (text == NULL), removed if it is ours. */
+static int plan_owned(struct change *c, const char *path, char *text, bool uninstall, mode_t mode,
+		      const char *what, struct hook_err *err)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	c->mode = mode;
+	c->what = what;
+	if (!uninstall && !text)
+		return hook_fail(err, ENOMEM, "install");
+	c->new_ = text;
+	c->new_len = text ? strlen(text) : 0;
+	if (read_opt(path, &c->old, &c->old_len, err) < 0)
+		return -1;
+	if (c->old && !ours(c->old)) {
+		if (!uninstall)
+			return hook_fail(err, 0, "%s exists and was not written by ioweight-hook install: move it away, then install again", path);
+		free(c->old);
+		c->old = NULL;	/* not ours: leave it alone */
+	}
+	return 0;
 }
 
 static void print_lines(FILE *out, const char *s, size_t len, char tag)
@@ -210,25 +907,108 @@ static void print_lines(FILE *out, const char *s, size_t len, char tag)
 	}
 }
 
-/* A minimal diff: common head and tail lines kept, the middle shown as -/+. */
-static void print_diff(FILE *out, const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), head = 0, tail = 0;
+struct lines {
+	const char **at;	/* start of each line */
+	size_t *len;		/* with its '\n' */
+	size_t n;
+};
 
-	while (head < la && head < lb && a[head] == b[head])
-		head++;
-	while (head > 0 && a[head - 1] != '\n')
-		head--;
-	while (tail < la - head && tail < lb - head && a[la - 1 - tail] == b[lb - 1 - tail])
-		tail++;
-	while (tail > 0 && a[la - tail] != '\n' && tail < la - head)
-		tail--;
-	if (tail > 0 && a[la - tail] == '\n')
-		tail--;
-	print_lines(out, a, head, ' ');
-	print_lines(out, a + head, la - head - tail, '-');
-	print_lines(out, b + head, lb - head - tail, '+');
-	print_lines(out, a + la - tail, tail, ' ');
+static int split_lines(const char *s, size_t len, struct lines *l)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		n += s[i] == '\n';
+	n += len && s[len - 1] != '\n';
+	l->n = 0;
+	l->at = calloc(n + 1, sizeof(*l->at));
+	l->len = calloc(n + 1, sizeof(*l->len));
+	if (!l->at || !l->len)
+		return -1;
+	for (size_t off = 0; off < len; l->n++) {
+		const char *nl = memchr(s + off, '\n', len - off);
+		size_t m = nl ? (size_t)(nl - s - off) + 1 : len - off;
+
+		l->at[l->n] = s + off;
+		l->len[l->n] = m;
+		off += m;
+	}
+	return 0;
+}
+
+static bool line_eq(const struct lines *a, size_t i, const struct lines *b, size_t j)
+{
+	return a->len[i] == b->len[j] && !memcmp(a->at[i], b->at[j], a->len[i]);
+}
+
+static void print_line(FILE *out, char tag, const char *s, size_t n)
+{
+	if (n && s[n - 1] == '\n')
+		n--;
+	fprintf(out, "%c %.*s\n", tag, (int)n, s);
+}
+
+/*
+ * A line diff of what install changes: common head and tail lines skipped,
+ * the middle aligned by longest common subsequence (install's edits are a
+ * few lines and a block, so the middle is small; past DIFF_MAX_CELLS it is
+ * shown as all removed then all added).
+ */
+enum { DIFF_MAX_CELLS = 4 << 20 };
+
+static void print_diff(FILE *out, const char *a, size_t la, const char *b, size_t lb)
+{
+	struct lines x = { 0 }, y = { 0 };
+	size_t h = 0, t = 0, n, m;
+	unsigned *dp = NULL;
+
+	if (split_lines(a, la, &x) < 0 || split_lines(b, lb, &y) < 0)
+		goto out;
+	while (h < x.n && h < y.n && line_eq(&x, h, &y, h))
+		h++;
+	while (t < x.n - h && t < y.n - h && line_eq(&x, x.n - 1 - t, &y, y.n - 1 - t))
+		t++;
+	n = x.n - h - t;
+	m = y.n - h - t;
+	if ((n + 1) * (m + 1) <= DIFF_MAX_CELLS)
+		dp = calloc((n + 1) * (m + 1), sizeof(*dp));
+	if (dp) {
+		/* dp[i][j]: common lines of x[h+i..] and y[h+j..] */
+		for (size_t i = n; i-- > 0;)
+			for (size_t j = m; j-- > 0;)
+				dp[i * (m + 1) + j] = line_eq(&x, h + i, &y, h + j)
+					? dp[(i + 1) * (m + 1) + j + 1] + 1
+					: (dp[(i + 1) * (m + 1) + j] > dp[i * (m + 1) + j + 1]
+					   ? dp[(i + 1) * (m + 1) + j] : dp[i * (m + 1) + j + 1]);
+	}
+	{
+		size_t i = 0, j = 0;
+		bool in_hunk = false;
+
+		while (i < n || j < m) {
+			if (dp && i < n && j < m && line_eq(&x, h + i, &y, h + j)) {
+				i++, j++;
+				in_hunk = false;
+				continue;
+			}
+			if (!in_hunk)
+				fprintf(out, "  @@ line %zu @@\n", h + i + 1);
+			in_hunk = true;
+			if (i < n && (j == m || !dp || dp[(i + 1) * (m + 1) + j] >= dp[i * (m + 1) + j + 1])) {
+				print_line(out, '-', x.at[h + i], x.len[h + i]);
+				i++;
+			} else {
+				print_line(out, '+', y.at[h + j], y.len[h + j]);
+				j++;
+			}
+		}
+	}
+out:
+	free(dp);
+	free(x.at);
+	free(x.len);
+	free(y.at);
+	free(y.len);
 }
 
 static int write_atomic(const char *path, const char *data, size_t len, mode_t mode,
@@ -296,7 +1076,6 @@ static void rmdir_marked(const char *dir, const char *prefix, bool dry, FILE *ou
 		snprintf(m, sizeof(m), "%s/" DIR_MARKER, p);
 		if (access(m, F_OK) < 0)
 			return;
-		fprintf(out, "%s directory %s\n", dry ? "would remove" : "remove", p);
 		if (!dry) {
 			unlink(m);
 			if (rmdir(p) < 0) {
@@ -308,183 +1087,191 @@ static void rmdir_marked(const char *dir, const char *prefix, bool dry, FILE *ou
 				return;
 			}
 		}
+		fprintf(out, "%s directory %s\n", dry ? "would remove" : "remove", p);
 		*strrchr(p, '/') = '\0';
 	}
-}
-
-static int plan_install_file(struct change *c, const char *path, char *text, mode_t mode,
-			     const char *what, struct hook_err *err)
-{
-	memset(c, 0, sizeof(*c));
-	snprintf(c->path, sizeof(c->path), "%s", path);
-	c->new_ = text;
-	c->mode = mode;
-	c->what = what;
-	if (!text)
-		return hook_fail(err, ENOMEM, "install");
-	return read_opt(path, &c->old, &c->old_len, err);
-}
-
-static int plan_uninstall_file(struct change *c, const char *path, const char *what,
-			       struct hook_err *err)
-{
-	char bak[PATH_MAX + 32];
-
-	memset(c, 0, sizeof(*c));
-	snprintf(c->path, sizeof(c->path), "%s", path);
-	c->what = what;
-	if (read_opt(path, &c->old, &c->old_len, err) < 0)
-		return -1;
-	snprintf(bak, sizeof(bak), "%s" BACKUP_SUFFIX, path);
-	c->restore_backup = access(bak, F_OK) == 0;
-	if (!c->restore_backup && c->old && !strstr(c->old, INSTALL_MARKER) &&
-	    !strstr(c->old, "\"args\": [\"ioweight-hook\", \"prestart\"]")) {
-		/* not ours and nothing to restore: leave it alone */
-		free(c->old);
-		c->old = NULL;
-	}
-	return 0;
 }
 
 static int apply_change(const struct install_opts *o, struct change *c, FILE *out,
 			struct hook_err *err)
 {
-	char bak[PATH_MAX + 32];
 	bool dry = o->dry_run;
+	const char *shown = c->path + strlen(o->prefix);
 
-	snprintf(bak, sizeof(bak), "%s" BACKUP_SUFFIX, c->path);
-	if (o->uninstall) {
-		if (c->restore_backup) {
-			fprintf(out, "%s %s from %s\n", dry ? "would restore" : "restore", c->path, bak);
-			if (!dry && rename(bak, c->path) < 0)
-				return hook_fail(err, errno, "cannot restore %s", c->path);
-		} else if (c->old) {
-			fprintf(out, "%s %s (%s)\n", dry ? "would remove" : "remove", c->path, c->what);
-			if (!dry && unlink(c->path) < 0)
-				return hook_fail(err, errno, "cannot remove %s", c->path);
-		} else {
-			fprintf(out, "nothing to undo for %s\n", c->path);
+	if (!c->new_) {
+		if (!c->old) {
+			fprintf(out, "nothing to undo for %s\n", shown);
+			return 0;
 		}
+		fprintf(out, "%s %s (%s)\n", dry ? "would remove" : "remove", shown, c->what);
+		if (!dry && unlink(c->path) < 0)
+			return hook_fail(err, errno, "cannot remove %s", c->path);
 		return 0;
 	}
-	if (c->old && !strcmp(c->old, c->new_) && c->old_len == strlen(c->new_)) {
-		fprintf(out, "unchanged %s (%s)\n", c->path, c->what);
+	if (c->old && c->old_len == c->new_len && !memcmp(c->old, c->new_, c->new_len)) {
+		fprintf(out, "unchanged %s (%s)\n", shown, c->what);
 		return 0;
 	}
 	if (!c->old) {
-		fprintf(out, "%s %s (%s, mode %04o):\n", dry ? "would create" : "create", c->path,
-			c->what, (unsigned)c->mode);
-		print_lines(out, c->new_, strlen(c->new_), '+');
+		fprintf(out, "%s %s (%s, mode %04o):\n", dry ? "would create" : "create", shown, c->what,
+			(unsigned)c->mode);
+		print_lines(out, c->new_, c->new_len, '+');
 	} else {
 		struct stat st;
 
-		fprintf(out, "%s %s (%s; original kept as %s):\n", dry ? "would modify" : "modify",
-			c->path, c->what, bak);
-		print_diff(out, c->old, c->new_);
+		fprintf(out, "%s %s (%s):\n", dry ? "would modify" : "modify", shown, c->what);
+		print_diff(out, c->old, c->old_len, c->new_, c->new_len);
 		if (stat(c->path, &st) == 0)
 			c->mode = st.st_mode & 07777;
 	}
-	if (dry)
+	return dry ? 0 : write_atomic(c->path, c->new_, c->new_len, c->mode, err);
+}
+
+/* config.toml: our edits made (install) or taken out (uninstall). */
+static int plan_ctrd_config(const struct install_opts *o, struct change *c, const char *path,
+			    struct ctrd_plan *plan, struct hook_err *err)
+{
+	struct ctrd_opts co = { .set_default = o->set_default, .runc = o->runc, .prefix = o->prefix };
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	c->mode = 0644;
+	c->what = "containerd config";
+	if (read_opt(path, &c->old, &c->old_len, err) < 0)
+		return -1;
+	if (o->uninstall) {
+		bool found, rm;
+
+		if (!c->old)
+			return 0;
+		if (install_strip(c->old, c->old_len, &c->new_, &c->new_len, &found, &rm, err) < 0)
+			return hook_fail_prefix(err, CTRD_CONFIG ": ");
+		if (!found || rm) {
+			free(c->new_);
+			c->new_ = NULL;
+			c->new_len = 0;
+		}
+		if (!found) {
+			free(c->old);
+			c->old = NULL;
+		}
 		return 0;
-	/* the first install's backup is the original: never overwrite it */
-	if (c->old && access(bak, F_OK) < 0) {
-		if (link(c->path, bak) < 0 && write_atomic(bak, c->old, c->old_len, c->mode, err) < 0)
-			return -1;
 	}
-	return write_atomic(c->path, c->new_, strlen(c->new_), c->mode, err);
+	if (install_containerd_config(c->old, c->old_len, &co, plan, err) < 0)
+		return -1;
+	c->new_ = plan->config;
+	c->new_len = plan->config_len;
+	plan->config = NULL;
+	c->what = plan->version == 3 ? "containerd config: imports the drop-in" : "containerd config: ioweight runtime";
+	return 0;
 }
 
 int install_run(const struct install_opts *o, FILE *out, struct hook_err *err)
 {
 	struct change ch[4];
+	struct ctrd_plan plan = { 0 };
 	size_t n = 0;
-	char p_wrap[PATH_MAX], p_conf[PATH_MAX], p_drop[PATH_MAX], p_hooks[PATH_MAX];
-	char d_drop[PATH_MAX], d_hooks[PATH_MAX], d_wrap[PATH_MAX];
-	char *text;
-	bool use_dropin = false;
+	char p_wrap[PATH_MAX], p_conf[PATH_MAX], p_drop[PATH_MAX], p_hooks[PATH_MAX], p_crio[PATH_MAX];
+	char d_drop[PATH_MAX], d_hooks[PATH_MAX], d_wrap[PATH_MAX], d_crio[PATH_MAX], d_ctrd[PATH_MAX];
+	const char *hooks_dir = o->hooks_dir[0] ? o->hooks_dir : HOOKSD_DIR;
+	bool un = o->uninstall, hooksd = o->runtime == RT_PODMAN || o->runtime == RT_CRIO;
+	_cleanup_free_ char *crio_dirs = NULL;
 	int ret = -1;
 
-	if (!quotable(o->hook) || !quotable(o->runc))
-		return hook_fail(err, 0, "install: --hook-path and --runc must be absolute paths without quotes, backslashes or whitespace control characters");
+	if (!quotable(o->hook) || !quotable(o->runc) || !quotable(hooks_dir))
+		return hook_fail(err, 0, "install: --hook-path, --runc and --hooks-dir must be absolute paths without quotes, backslashes or whitespace control characters");
 	snprintf(p_wrap, sizeof(p_wrap), "%s" WRAPPER_PATH, o->prefix);
-	snprintf(d_wrap, sizeof(d_wrap), "%s/usr/local/sbin", o->prefix);
+	snprintf(d_wrap, sizeof(d_wrap), "%s" WRAPPER_DIR, o->prefix);
 	snprintf(p_conf, sizeof(p_conf), "%s" CTRD_CONFIG, o->prefix);
 	snprintf(p_drop, sizeof(p_drop), "%s" CTRD_DROPIN, o->prefix);
+	snprintf(d_ctrd, sizeof(d_ctrd), "%s" CTRD_DIR, o->prefix);
 	snprintf(d_drop, sizeof(d_drop), "%s" CTRD_DROPIN_DIR, o->prefix);
-	snprintf(p_hooks, sizeof(p_hooks), "%s" HOOKSD_FILE, o->prefix);
-	snprintf(d_hooks, sizeof(d_hooks), "%s" HOOKSD_DIR, o->prefix);
+	snprintf(d_hooks, sizeof(d_hooks), "%s%s", o->prefix, hooks_dir);
+	snprintf(p_hooks, sizeof(p_hooks), "%s/" HOOKSD_NAME, d_hooks);
+	snprintf(p_crio, sizeof(p_crio), "%s" CRIO_DROPIN, o->prefix);
+	snprintf(d_crio, sizeof(d_crio), "%s" CRIO_DROPIN_DIR, o->prefix);
 
 	/* compute every change first: nothing is touched if any step fails */
-	if (o->uninstall) {
-		if (o->runtime != RT_PODMAN && plan_uninstall_file(&ch[n++], p_wrap, "runc wrapper", err) < 0)
+	if (!hooksd && plan_owned(&ch[n++], p_wrap, un ? NULL : wrapper_text(o), un, 0755, "runc wrapper", err) < 0)
+		goto out;
+	if (o->runtime == RT_CONTAINERD) {
+		if (plan_ctrd_config(o, &ch[n++], p_conf, &plan, err) < 0)
 			goto out;
-		if (o->runtime == RT_CONTAINERD &&
-		    (plan_uninstall_file(&ch[n++], p_drop, "containerd drop-in", err) < 0 ||
-		     plan_uninstall_file(&ch[n++], p_conf, "containerd config", err) < 0))
+		/* a version 2 install has no drop-in: remove one left from a version 3 install */
+		if (plan_owned(&ch[n++], p_drop, plan.dropin, un || !plan.dropin, 0644, "containerd drop-in", err) < 0)
 			goto out;
-		if (o->runtime == RT_PODMAN && plan_uninstall_file(&ch[n++], p_hooks, "OCI hooks.d entry", err) < 0)
-			goto out;
-	} else {
-		if (o->runtime != RT_PODMAN) {
-			if (wrapper_text(o, &text) < 0)
-				text = NULL;
-			if (plan_install_file(&ch[n++], p_wrap, text, 0755, "runc wrapper", err) < 0)
-				goto out;
-		}
-		if (o->runtime == RT_CONTAINERD) {
-			struct change *cf = &ch[n++];
+		plan.dropin = NULL;
+	}
+	if (hooksd && plan_owned(&ch[n++], p_hooks, un ? NULL : hooksd_text(o), un, 0644, "OCI hooks.d entry", err) < 0)
+		goto out;
+	if (o->runtime == RT_CRIO) {
+		char *text = NULL;
 
-			memset(cf, 0, sizeof(*cf));
-			snprintf(cf->path, sizeof(cf->path), "%s", p_conf);
-			cf->mode = 0644;
-			if (read_opt(p_conf, &cf->old, &cf->old_len, err) < 0 ||
-			    install_containerd_config(cf->old, &cf->new_, &use_dropin, err) < 0)
+		if (!un) {
+			if (crio_hooks_dirs(o, &crio_dirs, err) < 0)
 				goto out;
-			cf->what = use_dropin ? "containerd config: imports" : "containerd config: runc runtime tables";
-			if (use_dropin) {
-				if (dropin_text(&text) < 0)
-					text = NULL;
-				if (plan_install_file(&ch[n++], p_drop, text, 0644, "containerd drop-in", err) < 0)
-					goto out;
+			if (!in_list(crio_dirs, hooks_dir) && !(text = crio_dropin_text(crio_dirs, hooks_dir))) {
+				hook_fail(err, ENOMEM, "install");
+				goto out;
 			}
 		}
-		if (o->runtime == RT_PODMAN) {
-			if (hooksd_text(o, &text) < 0)
-				text = NULL;
-			if (plan_install_file(&ch[n++], p_hooks, text, 0644, "OCI hooks.d entry", err) < 0)
-				goto out;
-		}
-		if (o->runtime != RT_PODMAN && mkdir_marked(d_wrap, o->dry_run, out, err) < 0)
-			goto out;
-		if (o->runtime == RT_CONTAINERD && use_dropin && mkdir_marked(d_drop, o->dry_run, out, err) < 0)
-			goto out;
-		if (o->runtime == RT_PODMAN && mkdir_marked(d_hooks, o->dry_run, out, err) < 0)
+		if (plan_owned(&ch[n++], p_crio, text, un || !text, 0644, "CRI-O drop-in: hooks_dir", err) < 0)
 			goto out;
 	}
-	for (size_t i = 0; i < n; i++)
+	if (!un) {
+		if (!hooksd && mkdir_marked(d_wrap, o->dry_run, out, err) < 0)
+			goto out;
+		if (o->runtime == RT_CONTAINERD && !ch[1].old && mkdir_marked(d_ctrd, o->dry_run, out, err) < 0)
+			goto out;
+		if (o->runtime == RT_CONTAINERD && ch[2].new_ && mkdir_marked(d_drop, o->dry_run, out, err) < 0)
+			goto out;
+		if (hooksd && mkdir_marked(d_hooks, o->dry_run, out, err) < 0)
+			goto out;
+		if (o->runtime == RT_CRIO && ch[n - 1].new_ && mkdir_marked(d_crio, o->dry_run, out, err) < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		/* on install, an owned file that is not wanted (no drop-in) is not reported */
+		if (!un && !ch[i].new_ && !ch[i].old)
+			continue;
 		if (apply_change(o, &ch[i], out, err) < 0)
 			goto out;
-	if (o->uninstall) {
-		if (o->runtime == RT_CONTAINERD)
+	}
+	if (un) {
+		if (o->runtime == RT_CONTAINERD) {
 			rmdir_marked(d_drop, o->prefix, o->dry_run, out);
-		if (o->runtime == RT_PODMAN)
+			rmdir_marked(d_ctrd, o->prefix, o->dry_run, out);
+		}
+		if (o->runtime == RT_CRIO)
+			rmdir_marked(d_crio, o->prefix, o->dry_run, out);
+		if (hooksd)
 			rmdir_marked(d_hooks, o->prefix, o->dry_run, out);
-		if (o->runtime != RT_PODMAN)
+		else
 			rmdir_marked(d_wrap, o->prefix, o->dry_run, out);
 	}
-	if (!o->dry_run && !o->uninstall) {
+	if (plan.warnings)
+		fputs(plan.warnings, out);
+	if (!o->dry_run && !un) {
 		if (o->runtime == RT_CONTAINERD)
-			fprintf(out, "next: restart containerd; CRI pods use the hook. For ctr: ctr run --runc-binary " WRAPPER_PATH " ...\n");
+			fprintf(out, "next: restart containerd. Pods run the hook with runtime handler `ioweight`%s; for ctr: ctr run --runc-binary " WRAPPER_PATH " ...\n",
+				o->set_default ? " (the CRI default now)" : " (a RuntimeClass with handler: ioweight)");
 		else if (o->runtime == RT_RUNC_WRAPPER)
 			fprintf(out, "next: ctr run --runc-binary " WRAPPER_PATH " ..., or point a runtime's BinaryName at it\n");
 		else
-			fprintf(out, "next: podman/CRI-O pick the hook up for containers with an ioweight.dev/ or blockio annotation\n");
+			fprintf(out, "next: %s picks the hook up for containers with an ioweight.dev/ or blockio annotation%s\n",
+				o->runtime == RT_CRIO ? "CRI-O" : "podman",
+				o->runtime == RT_CRIO && ch[n - 1].new_ ? " (restart CRI-O for its new hooks_dir)" : "");
 	}
 	ret = 0;
 out:
 	change_free(ch, n);
+	ctrd_plan_free(&plan);
 	return ret;
 }
+
+static const char install_usage[] =
+	"Usage: ioweight-hook install --runtime containerd|crio|podman|runc-wrapper [--dry-run] [--uninstall]\n"
+	"                             [--set-as-default] [--hook-path PATH] [--runc PATH] [--hooks-dir DIR] [--prefix DIR]\n";
 
 int install_main(int argc, char **argv)
 {
@@ -492,8 +1279,10 @@ int install_main(int argc, char **argv)
 		{ "runtime", required_argument, NULL, 'r' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "uninstall", no_argument, NULL, 'u' },
+		{ "set-as-default", no_argument, NULL, 'D' },
 		{ "hook-path", required_argument, NULL, 'H' },
 		{ "runc", required_argument, NULL, 'R' },
+		{ "hooks-dir", required_argument, NULL, 'k' },
 		{ "prefix", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -512,19 +1301,28 @@ int install_main(int argc, char **argv)
 			have_rt = true;
 			if (!strcmp(optarg, "containerd"))
 				o.runtime = RT_CONTAINERD;
-			else if (!strcmp(optarg, "podman") || !strcmp(optarg, "cri-o"))
+			else if (!strcmp(optarg, "podman"))
 				o.runtime = RT_PODMAN;
+			else if (!strcmp(optarg, "crio") || !strcmp(optarg, "cri-o"))
+				o.runtime = RT_CRIO;
 			else if (!strcmp(optarg, "runc-wrapper"))
 				o.runtime = RT_RUNC_WRAPPER;
 			else {
-				fprintf(stderr, "ioweight-hook install: --runtime must be containerd, podman or runc-wrapper\n");
+				fprintf(stderr, "ioweight-hook install: --runtime must be containerd, crio, podman or runc-wrapper\n");
 				return 2;
 			}
 			break;
 		case 'n': o.dry_run = true; break;
 		case 'u': o.uninstall = true; break;
+		case 'D': o.set_default = true; break;
 		case 'H': snprintf(o.hook, sizeof(o.hook), "%s", optarg); break;
 		case 'R': snprintf(o.runc, sizeof(o.runc), "%s", optarg); break;
+		case 'k':
+			if (roots_set(o.hooks_dir, optarg, "--hooks-dir", &err) < 0) {
+				fprintf(stderr, "ioweight-hook install: %s\n", err.msg);
+				return 2;
+			}
+			break;
 		case 'p':
 			if (roots_set(o.prefix, optarg, "--prefix", &err) < 0) {
 				fprintf(stderr, "ioweight-hook install: %s\n", err.msg);
@@ -534,11 +1332,14 @@ int install_main(int argc, char **argv)
 				o.prefix[0] = '\0';
 			break;
 		case 'h':
-			puts("Usage: ioweight-hook install --runtime containerd|podman|runc-wrapper [--dry-run] [--uninstall]\n"
-			     "                             [--hook-path PATH] [--runc PATH] [--prefix DIR]\n"
+			fputs(install_usage, stdout);
+			puts("  --set-as-default  containerd: make the `ioweight` runtime handler CRI's default\n"
+			     "                    (else pods opt in with a RuntimeClass whose handler is ioweight)\n"
 			     "  --hook-path  the hook binary the runtime runs (default: this binary)\n"
 			     "  --runc       the real runc the wrapper execs (default: first found in\n"
 			     "               /usr/sbin, /usr/bin, /usr/local/sbin, /usr/local/bin)\n"
+			     "  --hooks-dir  crio/podman: where the hooks.d entry goes (default\n"
+			     "               " HOOKSD_DIR "; CRI-O gets a drop-in that adds it)\n"
 			     "  --prefix     install under DIR instead of / (for packaging and tests)");
 			return 0;
 		default:
@@ -546,7 +1347,15 @@ int install_main(int argc, char **argv)
 		}
 	}
 	if (!have_rt || optind != argc) {
-		fprintf(stderr, "Usage: ioweight-hook install --runtime containerd|podman|runc-wrapper [--dry-run] [--uninstall]\n");
+		fputs(install_usage, stderr);
+		return 2;
+	}
+	if (o.set_default && o.runtime != RT_CONTAINERD) {
+		fprintf(stderr, "ioweight-hook install: --set-as-default is for --runtime containerd\n");
+		return 2;
+	}
+	if (o.hooks_dir[0] && o.runtime != RT_CRIO && o.runtime != RT_PODMAN) {
+		fprintf(stderr, "ioweight-hook install: --hooks-dir is for --runtime crio or podman\n");
 		return 2;
 	}
 	if (!o.hook[0] && !realpath("/proc/self/exe", o.hook)) {
@@ -561,12 +1370,12 @@ int install_main(int argc, char **argv)
 		if (access(p, X_OK) == 0 && strcmp(runcs[i], WRAPPER_PATH))
 			snprintf(o.runc, sizeof(o.runc), "%s", runcs[i]);
 	}
-	if (!o.runc[0] && o.runtime != RT_PODMAN) {
+	if (!o.runc[0] && (o.runtime == RT_CONTAINERD || o.runtime == RT_RUNC_WRAPPER) && !o.uninstall) {
 		fprintf(stderr, "ioweight-hook install: no runc found; pass --runc PATH\n");
 		return 1;
 	}
 	if (!o.runc[0])
-		strcpy(o.runc, "/usr/bin/runc");	/* unused by podman mode */
+		strcpy(o.runc, "/usr/bin/runc");	/* unused by uninstall and the hooks.d modes */
 	if (install_run(&o, stdout, &err) < 0) {
 		fprintf(stderr, "ioweight-hook install: %s\n", err.msg);
 		return 1;

@@ -100,18 +100,38 @@ static int arr_push(yajl_val a, yajl_val v)
 	return 0;
 }
 
+static yajl_val new_int(long long n)
+{
+	yajl_val v = new_node(yajl_t_number);
+
+	if (v && asprintf(&v->u.number.r, "%lld", n) < 0) {
+		free(v);
+		return NULL;
+	}
+	if (v) {
+		v->u.number.i = n;
+		v->u.number.d = (double)n;
+		v->u.number.flags = YAJL_NUMBER_INT_VALID | YAJL_NUMBER_DOUBLE_VALID;
+	}
+	return v;
+}
+
+/* {"path": hook, "args": ["ioweight-hook", "prestart"], "timeout": N}: the
+ * same entry, timeout included, as the hooks.d file gives podman and CRI-O,
+ * so that a hung hook fails the container start instead of holding it. */
 static yajl_val hook_entry(const char *hook)
 {
 	yajl_val e = new_node(yajl_t_object), args = new_node(yajl_t_array), p = new_string(hook),
-		 a0 = new_string("ioweight-hook"), a1 = new_string("prestart");
+		 a0 = new_string("ioweight-hook"), a1 = new_string("prestart"), t = new_int(WRAPPER_HOOK_TIMEOUT);
 
-	if (!e || !args || !p || !a0 || !a1 || obj_put(e, "path", p) ||
+	if (!e || !args || !p || !a0 || !a1 || !t || obj_put(e, "path", p) ||
 	    (p = NULL, arr_push(args, a0)) || (a0 = NULL, arr_push(args, a1)) ||
-	    (a1 = NULL, obj_put(e, "args", args))) {
+	    (a1 = NULL, obj_put(e, "args", args)) || (args = NULL, obj_put(e, "timeout", t))) {
 		yajl_tree_free(p);
 		yajl_tree_free(a0);
 		yajl_tree_free(a1);
 		yajl_tree_free(args);
+		yajl_tree_free(t);
 		yajl_tree_free(e);
 		return NULL;
 	}

@@ -12,9 +12,12 @@
 
 #include "util.h"
 
+/* seconds runc gives the injected hook (OCI `timeout`), as hooks.d does */
+#define WRAPPER_HOOK_TIMEOUT 10
+
 int wrapper_main(int argc, char **argv);
 
-/* Add {path: hook, args: [ioweight-hook, prestart]} to hooks.prestart of the
+/* Add {path: hook, args: [ioweight-hook, prestart], timeout} to hooks.prestart of the
  * spec at path unless an entry with that path is already there. */
 int wrapper_inject(const char *spec_path, const char *hook, struct hook_err *err);
 

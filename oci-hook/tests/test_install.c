@@ -1,18 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_install.c - installer modes under a --prefix: dry-run changes nothing,
- * install is idempotent, uninstall restores the tree byte for byte; and the
- * runc wrapper's config.json editing.
+ * test_install.c - installer modes under a --prefix: dry-run changes
+ * nothing, install is idempotent, uninstall removes exactly what install
+ * added (an admin edit made in between survives byte for byte), configs it
+ * cannot understand are refused with a precise message and untouched; the
+ * containerd configs people have (none, Debian's stock file, containerd
+ * 1.6's `config default`, a 2.x version 3 file) checked with the real
+ * `containerd config dump` when containerd is installed; CRI-O and podman
+ * hooks.d; and the runc wrapper's config.json editing.
  */
 #include "testutil.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "install.h"
 #include "json.h"
 #include "wrapper.h"
+
+#define CONF "root/etc/containerd/config.toml"
+#define DROPIN "root/etc/containerd/conf.d/ioweight.toml"
+#define WRAPPER "root/usr/local/sbin/ioweight-runc"
+#define REGISTRY_EDIT "\n[plugins.\"io.containerd.grpc.v1.cri\".registry.mirrors.\"docker.io\"]\n  endpoint = [\"https://mirror.invalid\"]\n"
 
 static void opts(struct fake *f, struct install_opts *o, enum install_runtime rt)
 {
@@ -42,134 +53,473 @@ static char *run_install(struct install_opts *o, int want)
 	return buf;
 }
 
-static void roundtrip(struct fake *f, enum install_runtime rt, const char *must_print)
+static char *fixture(const char *name)
+{
+	const char *src = getenv("IOWEIGHT_SRC");
+	char p[PATH_MAX];
+	char *buf = NULL;
+	size_t len;
+	struct hook_err err = { 0 };
+
+	snprintf(p, sizeof(p), "%s/tests/fixtures/install/%s", src ? src : ".", name);
+	if (read_file_bounded(p, 1 << 20, &buf, &len, &err) < 0)
+		fail_msg("fixture %s: %s (make check sets IOWEIGHT_SRC)", p, err.msg);
+	return buf;
+}
+
+static void append(struct fake *f, const char *rel, const char *text)
+{
+	char *t = fk_read(f, rel), *n = NULL;
+
+	assert_non_null(t);
+	assert_true(asprintf(&n, "%s%s", t, text) > 0);
+	fk_write(f, rel, n);
+	free(t);
+	free(n);
+}
+
+/* `containerd --config FILE config dump`, or NULL without containerd */
+static char *containerd_dump(struct fake *f)
+{
+	char cmd[PATH_MAX + 64], *buf = NULL;
+	size_t len = 0, n;
+	char chunk[4096];
+	FILE *p, *o;
+
+	if (access("/usr/bin/containerd", X_OK) < 0)
+		return NULL;
+	snprintf(cmd, sizeof(cmd), "/usr/bin/containerd --config '%s/" CONF "' config dump 2>&1", f->root);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	o = open_memstream(&buf, &len);
+	while ((n = fread(chunk, 1, sizeof(chunk), p)) > 0)
+		fwrite(chunk, 1, n, o);
+	fclose(o);
+	assert_int_equal(pclose(p), 0);
+	return buf;
+}
+
+/*
+ * The round trip every config must survive: dry-run touches nothing;
+ * install; install again changes nothing; the admin adds a registry
+ * mirror; uninstall leaves exactly the original plus that edit (for no
+ * original file: the `version = 2` line install wrote, plus the edit).
+ */
+static void roundtrip(struct fake *f, const char *orig, bool set_default, const char *must_print)
 {
 	struct install_opts o;
-	uint64_t before = fk_snapshot(f), installed;
-	char *out;
+	uint64_t before, installed;
+	char *out, *t, *want = NULL;
 
-	opts(f, &o, rt);
+	if (orig)
+		fk_write(f, CONF, orig);
+	else
+		fk_mkdir(f, "root/etc");
+	before = fk_snapshot(f);
+	opts(f, &o, RT_CONTAINERD);
+	o.set_default = set_default;
 	o.dry_run = true;
 	out = run_install(&o, 0);
-	assert_non_null(strstr(out, must_print));
+	if (must_print && !strstr(out, must_print))
+		fail_msg("dry-run output lacks `%s`:\n%s", must_print, out);
 	free(out);
-	assert_true(fk_snapshot(f) == before);	/* dry-run touched nothing */
+	assert_true(fk_snapshot(f) == before);
 
 	o.dry_run = false;
 	free(run_install(&o, 0));
 	installed = fk_snapshot(f);
 	assert_true(installed != before);
-	out = run_install(&o, 0);		/* again: nothing to do */
+	out = run_install(&o, 0);
 	assert_null(strstr(out, "create "));
 	assert_null(strstr(out, "modify "));
+	assert_non_null(strstr(out, "unchanged /etc/containerd/config.toml"));
 	free(out);
 	assert_true(fk_snapshot(f) == installed);
 
+	append(f, CONF, REGISTRY_EDIT);
 	o.uninstall = true;
 	o.dry_run = true;
+	installed = fk_snapshot(f);
 	free(run_install(&o, 0));
 	assert_true(fk_snapshot(f) == installed);
 	o.dry_run = false;
 	free(run_install(&o, 0));
-	assert_true(fk_snapshot(f) == before);	/* byte for byte, dirs too */
-}
-
-static void test_containerd_fresh(void **state)
-{
-	struct fake *f = *state;
-
-	fk_mkdir(f, "root/etc");
-	roundtrip(f, RT_CONTAINERD, "would create ");
-	/* contents of the drop-in as installed */
+	assert_true(asprintf(&want, "%s%s", orig ? orig : "version = 2\n", REGISTRY_EDIT) > 0);
+	t = fk_read(f, CONF);
+	assert_non_null(t);
+	assert_string_equal(t, want);
+	free(t);
+	free(want);
+	assert_null(fk_read(f, WRAPPER));
+	assert_null(fk_read(f, DROPIN));
 	{
-		struct install_opts o;
-		char *t;
+		char p[PATH_MAX];
+		struct stat st;
 
-		opts(f, &o, RT_CONTAINERD);
-		free(run_install(&o, 0));
-		t = fk_read(f, "root/etc/containerd/conf.d/ioweight.toml");
-		assert_non_null(strstr(t, "BinaryName = \"/usr/local/sbin/ioweight-runc\""));
-		assert_non_null(strstr(t, "pod_annotations = [\"ioweight.dev/*\""));
-		free(t);
-		t = fk_read(f, "root/etc/containerd/config.toml");
-		assert_non_null(strstr(t, "imports = [\"/etc/containerd/conf.d/*.toml\"]"));
-		free(t);
-		t = fk_read(f, "root/usr/local/sbin/ioweight-runc");
-		assert_non_null(strstr(t, "exec '/ioweight/build/hook/ioweight-hook' runc-wrapper --runc '/usr/sbin/runc'"));
-		free(t);
+		snprintf(p, sizeof(p), "%s/root/usr/local", f->root);
+		assert_int_equal(stat(p, &st), -1);	/* the directories install made are gone */
 	}
+	/* and a plain uninstall of an untouched file gives the file back */
+	fk_write(f, CONF, orig ? orig : "version = 2\n");
+	before = fk_snapshot(f);
+	o.uninstall = false;
+	free(run_install(&o, 0));
+	o.uninstall = true;
+	free(run_install(&o, 0));
+	if (orig)
+		assert_true(fk_snapshot(f) == before);
 }
 
-static void test_containerd_existing_config(void **state)
+static void install_once(struct fake *f, bool set_default)
 {
-	struct fake *f = *state;
+	struct install_opts o;
 
-	fk_write(f, "root/etc/containerd/config.toml",
-		 "# my config\nversion = 2\nroot = \"/var/lib/containerd\"\n\n[grpc]\n  address = \"/run/containerd/containerd.sock\"\n");
-	roundtrip(f, RT_CONTAINERD, "+ imports = [\"/etc/containerd/conf.d/*.toml\"]");
+	opts(f, &o, RT_CONTAINERD);
+	o.set_default = set_default;
+	free(run_install(&o, 0));
 }
 
-static void test_containerd_existing_imports(void **state)
-{
-	struct fake *f = *state;
-	char *out = NULL;
-	struct hook_err err = { 0 };
-	bool dropin;
-
-	(void)f;
-	assert_int_equal(install_containerd_config("version = 2\nimports = [\"/etc/x.toml\"]\n", &out, &dropin, &err), 0);
-	assert_string_equal(out, "version = 2\nimports = [\"/etc/x.toml\", \"/etc/containerd/conf.d/*.toml\"]\n");
-	assert_true(dropin);
-	free(out);
-	assert_int_equal(install_containerd_config("imports = []\n", &out, &dropin, &err), 0);
-	assert_string_equal(out, "imports = [\"/etc/containerd/conf.d/*.toml\"]\n");
-	free(out);
-	assert_int_equal(install_containerd_config("imports = [\"/etc/containerd/conf.d/*.toml\"]\n", &out, &dropin, &err), 0);
-	assert_string_equal(out, "imports = [\"/etc/containerd/conf.d/*.toml\"]\n");
-	free(out);
-	assert_int_equal(install_containerd_config("imports = [\n \"/a\"\n]\n", &out, &dropin, &err), -1);
-	assert_non_null(strstr(err.msg, "spans several lines"));
-}
-
-/* Debian's stock /etc/containerd/config.toml configures the CRI plugin; an
- * imported drop-in would replace that whole section, so the tables go into
- * the file itself, and uninstall puts the original back. */
-#define DEBIAN_CONFIG "version = 2\n\n[plugins]\n  [plugins.\"io.containerd.grpc.v1.cri\"]\n" \
-	"    [plugins.\"io.containerd.grpc.v1.cri\".cni]\n      bin_dir = \"/usr/lib/cni\"\n" \
-	"      conf_dir = \"/etc/cni/net.d\"\n  [plugins.\"io.containerd.internal.v1.opt\"]\n" \
-	"    path = \"/var/lib/containerd/opt\"\n"
-
-static void test_containerd_debian_config(void **state)
+static void test_containerd_no_config(void **state)
 {
 	struct fake *f = *state;
 	struct install_opts o;
-	char *t;
+	char *t, *d;
 
-	fk_write(f, "root/etc/containerd/config.toml", DEBIAN_CONFIG);
-	roundtrip(f, RT_CONTAINERD, "+ [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc.options]");
+	roundtrip(f, NULL, false, "would create /etc/containerd/config.toml");
+	/* no file before and nothing added since: uninstall deletes it */
+	fk_mkdir(f, "root/etc/x");
+	{
+		char p[PATH_MAX];
+
+		snprintf(p, sizeof(p), "%s/" CONF, f->root);
+		unlink(p);
+	}
 	opts(f, &o, RT_CONTAINERD);
 	free(run_install(&o, 0));
-	t = fk_read(f, "root/etc/containerd/config.toml");
-	assert_true(strncmp(t, DEBIAN_CONFIG, strlen(DEBIAN_CONFIG)) == 0);
-	assert_non_null(strstr(t, "  BinaryName = \"/usr/local/sbin/ioweight-runc\"\n"));
-	assert_null(fk_read(f, "root/etc/containerd/conf.d/ioweight.toml"));
+	t = fk_read(f, CONF);
+	assert_true(strncmp(t, "version = 2\n# >>> ioweight-hook install: created this file", 58) == 0);
+	assert_non_null(strstr(t, "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n  runtime_type = \"io.containerd.runc.v2\"\n"));
+	assert_non_null(strstr(t, "BinaryName = \"/usr/local/sbin/ioweight-runc\""));
+	free(t);
+	d = containerd_dump(f);
+	if (d) {
+		/* runc survives next to ioweight, and stays the default */
+		assert_non_null(strstr(d, "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]"));
+		assert_non_null(strstr(d, "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.ioweight.options]\n            BinaryName = \"/usr/local/sbin/ioweight-runc\""));
+		assert_non_null(strstr(d, "default_runtime_name = \"runc\""));
+		free(d);
+	}
+	o.uninstall = true;
+	free(run_install(&o, 0));
+	assert_null(fk_read(f, CONF));
+}
+
+/* containerd 1.6's `containerd config default` with SystemdCgroup = true,
+ * as kubeadm guides make it */
+static void test_containerd_16_default(void **state)
+{
+	struct fake *f = *state;
+	char *orig = fixture("containerd-1.6-default.toml"), *d, *io;
+
+	roundtrip(f, orig, true, "+       default_runtime_name = \"ioweight\"  # ioweight-hook install: added");
+	fk_write(f, CONF, orig);
+	install_once(f, true);
+	d = containerd_dump(f);
+	if (d) {
+		io = strstr(d, "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.ioweight.options]");
+		assert_non_null(io);
+		assert_non_null(strstr(io, "SystemdCgroup = true"));
+		assert_non_null(strstr(io, "BinaryName = \"/usr/local/sbin/ioweight-runc\""));
+		assert_non_null(strstr(d, "default_runtime_name = \"ioweight\""));
+		assert_non_null(strstr(d, "pod_annotations = [\"ioweight.dev/*\", \"blockio.resources.beta.kubernetes.io/*\", \"io.kubernetes.cri.blockio-class\"]"));
+		/* runc is still there, unchanged */
+		assert_non_null(strstr(d, "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc.options]\n            BinaryName = \"\""));
+		free(d);
+	} else {
+		print_message("# containerd not installed: config dump check skipped\n");
+	}
+	free(orig);
+}
+
+/* Debian 12's /etc/containerd/config.toml: CRI section with CNI paths only */
+static void test_containerd_debian_stock(void **state)
+{
+	struct fake *f = *state;
+	char *orig = fixture("debian-12-stock.toml"), *d;
+
+	roundtrip(f, orig, false, "+ [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.ioweight.options]");
+	fk_write(f, CONF, orig);
+	install_once(f, true);
+	d = containerd_dump(f);
+	if (d) {
+		assert_non_null(strstr(d, "bin_dir = \"/usr/lib/cni\""));	/* Debian's CNI path kept */
+		assert_non_null(strstr(d, "default_runtime_name = \"ioweight\""));
+		assert_non_null(strstr(d, "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]"));
+		free(d);
+	}
+	free(orig);
+}
+
+/* containerd 2.x: a version 3 drop-in, imported from config.toml */
+static void test_containerd_v3(void **state)
+{
+	struct fake *f = *state;
+	char *orig = fixture("containerd-2.x-v3.toml"), *t;
+
+	roundtrip(f, orig, true, "+ imports = [\"/etc/containerd/conf.d/ioweight.toml\"]  # ioweight-hook install: added");
+	fk_write(f, CONF, orig);
+	install_once(f, true);
+	t = fk_read(f, DROPIN);
+	assert_non_null(t);
+	assert_non_null(strstr(t, "\nversion = 3\n"));
+	assert_non_null(strstr(t, "[plugins.\"io.containerd.cri.v1.runtime\".containerd]\n  default_runtime_name = \"ioweight\"\n"));
+	assert_non_null(strstr(t, "[plugins.\"io.containerd.cri.v1.runtime\".containerd.runtimes.ioweight]\n  runtime_type = 'io.containerd.runc.v2'\n"));
+	assert_non_null(strstr(t, "  sandboxer = 'podsandbox'\n"));
+	assert_non_null(strstr(t, "[plugins.\"io.containerd.cri.v1.runtime\".containerd.runtimes.ioweight.options]\n  BinaryName = \"/usr/local/sbin/ioweight-runc\"\n"));
+	assert_non_null(strstr(t, "  SystemdCgroup = true\n"));
+	assert_null(strstr(t, "grpc.v1.cri"));	/* never a version 2 name */
+	free(t);
+	t = fk_read(f, CONF);
+	assert_non_null(strstr(t, "# ioweight-hook install: was: imports = []\nimports = [\"/etc/containerd/conf.d/ioweight.toml\"]  # ioweight-hook install: added\n"));
+	free(t);
+	free(orig);
+}
+
+/* a version 3 file whose imports already cover conf.d (2.2's default) is not edited */
+static void test_containerd_v3_glob_covers(void **state)
+{
+	struct fake *f = *state;
+	const char *orig = "version = 3\nimports = ['/etc/containerd/conf.d/*.toml']\n";
+	char *t;
+
+	fk_write(f, CONF, orig);
+	install_once(f, false);
+	t = fk_read(f, CONF);
+	assert_string_equal(t, orig);
+	free(t);
+	t = fk_read(f, DROPIN);
+	/* no runtime in config.toml: runc written next to ioweight */
+	assert_non_null(strstr(t, "[plugins.\"io.containerd.cri.v1.runtime\".containerd.runtimes.runc]\n"));
 	free(t);
 }
 
-static void test_containerd_refuses_runc_defined(void **state)
+/* --set-as-default where default_runtime_name is absent: after the table
+ * header when there is one, else a new table in the block */
+static void test_containerd_set_default_placements(void **state)
+{
+	struct fake *f = *state;
+	const char *with_header = "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd]\n  snapshotter = \"overlayfs\"\n";
+	const char *no_header = "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc.options]\n  SystemdCgroup = true\n";
+	char *t;
+
+	roundtrip(f, with_header, true, NULL);
+	fk_write(f, CONF, with_header);
+	install_once(f, true);
+	t = fk_read(f, CONF);
+	assert_non_null(strstr(t, "containerd]\n  default_runtime_name = \"ioweight\"  # ioweight-hook install: added\n  snapshotter"));
+	free(t);
+	roundtrip(f, no_header, true, NULL);
+	fk_write(f, CONF, no_header);
+	install_once(f, true);
+	t = fk_read(f, CONF);
+	assert_non_null(strstr(t, "# >>> ioweight-hook install: the lines down to the end marker; --uninstall removes them\n"
+				  "[plugins.\"io.containerd.grpc.v1.cri\".containerd]\n  default_runtime_name = \"ioweight\"\n"));
+	/* runc's options copied, runtime_type filled in */
+	assert_non_null(strstr(t, "runtimes.ioweight]\n  runtime_type = \"io.containerd.runc.v2\"\n"));
+	assert_non_null(strstr(t, "runtimes.ioweight.options]\n  SystemdCgroup = true\n  BinaryName = \"/usr/local/sbin/ioweight-runc\"\n"));
+	free(t);
+}
+
+/* a file without its final line break, inline tables and odd formatting */
+static void test_containerd_odd_files(void **state)
+{
+	struct fake *f = *state;
+	const char *inl = "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n"
+			  "  runtime_type = \"io.containerd.runc.v2\"\n  options = { SystemdCgroup = true, 'Root' = \"/run/r\" }\n"
+			  "  pod_annotations = [\"x/*\", # comment\n    \"ioweight.dev/*\",\n  ]";
+	char *t;
+
+	roundtrip(f, inl, true, NULL);
+	fk_write(f, CONF, inl);
+	install_once(f, false);
+	t = fk_read(f, CONF);
+	assert_non_null(strstr(t, "runtimes.ioweight]\n  runtime_type = \"io.containerd.runc.v2\"\n"
+				  "  pod_annotations = [\"x/*\", \"ioweight.dev/*\", \"blockio.resources.beta.kubernetes.io/*\", \"io.kubernetes.cri.blockio-class\"]\n"));
+	assert_non_null(strstr(t, "runtimes.ioweight.options]\n  SystemdCgroup = true\n  Root = \"/run/r\"\n  BinaryName"));
+	assert_non_null(strstr(t, "\n# ioweight-hook install: added the line break at the end of the line above\n"));
+	free(t);
+	roundtrip(f, "version = 2", false, NULL);
+	roundtrip(f, "# only a comment\n", false, NULL);
+	roundtrip(f, "", false, NULL);
+}
+
+/* the default runtime is someone else's: install says so */
+static void test_containerd_warns_default(void **state)
+{
+	struct fake *f = *state;
+	struct install_opts o;
+	char *out;
+
+	fk_write(f, CONF, "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd]\n  default_runtime_name = \"nvidia\"\n"
+		 "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.nvidia.options]\n  BinaryName = \"/usr/bin/nvidia-container-runtime\"\n");
+	opts(f, &o, RT_CONTAINERD);
+	o.dry_run = true;
+	out = run_install(&o, 0);
+	assert_non_null(strstr(out, "warning: containerd's default runtime is `nvidia`: only pods whose RuntimeClass has handler `ioweight` run the hook"));
+	/* another runtime defined: no runc added */
+	assert_null(strstr(out, "runtimes.runc]"));
+	free(out);
+	o.set_default = true;
+	out = run_install(&o, 0);
+	assert_non_null(strstr(out, "warning: the default runtime was `nvidia`; --set-as-default replaces it"));
+	free(out);
+	fk_write(f, CONF, "version = 2\ndisabled_plugins = [\"cri\"]\n");
+	o.set_default = false;
+	out = run_install(&o, 0);
+	assert_non_null(strstr(out, "warning: disabled_plugins lists `cri`"));
+	free(out);
+}
+
+static void refused(struct fake *f, const char *conf, bool set_default, const char *msg)
+{
+	struct install_opts o;
+	uint64_t before;
+	char *m;
+
+	if (conf)
+		fk_write(f, CONF, conf);
+	before = fk_snapshot(f);
+	opts(f, &o, RT_CONTAINERD);
+	o.set_default = set_default;
+	m = run_install(&o, -1);
+	if (!strstr(m, msg))
+		fail_msg("refusal `%s` lacks `%s`", m, msg);
+	free(m);
+	assert_true(fk_snapshot(f) == before);
+}
+
+static void test_containerd_refusals(void **state)
+{
+	struct fake *f = *state;
+
+	refused(f, "[plugins.cri.containerd]\n  snapshotter = \"overlayfs\"\n", false,
+		"has no `version`, so containerd reads it as a version 1 file");
+	refused(f, "version = 4\n", false, "version = 4: install understands version 2 (containerd 1.x) and 3");
+	refused(f, "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\"\n", false,
+		"/etc/containerd/config.toml:2: expected `]` after a table header");
+	refused(f, "version = 2\nx = \"unterminated\n", false, "/etc/containerd/config.toml:2: newline in a single-line string");
+	refused(f, "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.ioweight]\n  runtime_type = \"io.containerd.runc.v2\"\n",
+		false, "already defines a runtime `ioweight` that install did not add");
+	refused(f, "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n  runtime_type = \"io.containerd.kata.v2\"\n",
+		false, "the runc runtime's runtime_type is \"io.containerd.kata.v2\", not the runc shim");
+	refused(f, "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd]\n  runtimes = { runc = { runtime_type = \"io.containerd.runc.v2\" } }\n",
+		false, "cannot add the table for the ioweight runtime (line 3 sets a value at or above it)");
+	refused(f, "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\"]\n  containerd = { default_runtime_name = \"runc\" }\n",
+		true, "line 3: default_runtime_name is not a plain `key = \"string\"` line");
+	/* an imported file with a CRI section would shadow config.toml's */
+	fk_write(f, "root/etc/containerd/more/cri.toml", "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".registry]\n  config_path = \"/x\"\n");
+	refused(f, "version = 2\nimports = [\"more/*.toml\"]\n", false,
+		"/etc/containerd/more/cri.toml (imported by /etc/containerd/config.toml) configures the CRI plugin");
+	/* someone else's file where the wrapper goes */
+	fk_write(f, WRAPPER, "#!/bin/sh\necho theirs\n");
+	refused(f, "version = 2\n", false, "/usr/local/sbin/ioweight-runc exists and was not written by ioweight-hook install");
+}
+
+/* uninstall of a file whose markers were damaged: refused, untouched */
+static void test_containerd_damaged_markers(void **state)
 {
 	struct fake *f = *state;
 	struct install_opts o;
 	uint64_t before;
-	char *msg;
+	char *m;
 
-	fk_write(f, "root/etc/containerd/config.toml",
-		 "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n  runtime_type = \"io.containerd.runc.v2\"\n");
+	fk_write(f, CONF, "version = 2\n# >>> ioweight-hook install: the lines down to the end marker\n[x]\n");
 	before = fk_snapshot(f);
 	opts(f, &o, RT_CONTAINERD);
-	msg = run_install(&o, -1);
-	assert_non_null(strstr(msg, "already defines the runc runtime"));
-	free(msg);
+	o.uninstall = true;
+	m = run_install(&o, -1);
+	assert_non_null(strstr(m, "line 2: `# >>> ioweight-hook install` without its end marker"));
+	free(m);
+	assert_true(fk_snapshot(f) == before);
+	/* a config without any of our edits: nothing to undo */
+	fk_write(f, CONF, "version = 2\n");
+	o.uninstall = true;
+	m = run_install(&o, 0);
+	assert_non_null(strstr(m, "nothing to undo for /etc/containerd/config.toml"));
+	free(m);
+}
+
+static void test_strip(void **state)
+{
+	char *out;
+	size_t len;
+	bool found, rm;
+	struct hook_err err = { 0 };
+	const char *in = "a\n# ioweight-hook install: was: b = 1\nb = 2  # ioweight-hook install: added\nc\n";
+
+	(void)state;
+	assert_int_equal(install_strip(in, strlen(in), &out, &len, &found, &rm, &err), 0);
+	assert_string_equal(out, "a\nb = 1\nc\n");
+	assert_true(found);
+	assert_false(rm);
+	free(out);
+	assert_int_equal(install_strip("# <<< ioweight-hook install\n", 28, &out, &len, &found, &rm, &err), -1);
+	assert_non_null(strstr(err.msg, "line 1: `# <<< ioweight-hook install` without its begin marker"));
+}
+
+static void test_crio(void **state)
+{
+	struct fake *f = *state;
+	struct install_opts o;
+	uint64_t before;
+	char *t, *out;
+
+	/* CRI-O's default hooks dir: the hooks.d file only */
+	fk_mkdir(f, "root/etc/crio");
+	before = fk_snapshot(f);
+	opts(f, &o, RT_CRIO);
+	out = run_install(&o, 0);
+	assert_null(strstr(out, "crio.conf.d"));
+	free(out);
+	t = fk_read(f, "root/usr/share/containers/oci/hooks.d/ioweight-hook.json");
+	assert_non_null(strstr(t, "\"timeout\": 10"));
+	free(t);
+	o.uninstall = true;
+	free(run_install(&o, 0));
+	assert_true(fk_snapshot(f) == before);
+
+	/* another dir: a drop-in adds it to CRI-O's hooks_dir (keeping the ones in effect) */
+	fk_write(f, "root/etc/crio/crio.conf", "[crio.runtime]\n# hooks_dir = [\"/x\"]\ncgroup_manager = \"systemd\"\n");
+	fk_write(f, "root/etc/crio/crio.conf.d/10-admin.conf", "[crio.runtime]\nhooks_dir = [\"/usr/share/containers/oci/hooks.d\", \"/etc/containers/oci/hooks.d\"]\n");
+	before = fk_snapshot(f);
+	opts(f, &o, RT_CRIO);
+	strcpy(o.hooks_dir, "/opt/ioweight/hooks.d");
+	o.dry_run = true;
+	out = run_install(&o, 0);
+	assert_non_null(strstr(out, "would create /etc/crio/crio.conf.d/99-ioweight.conf"));
+	free(out);
+	assert_true(fk_snapshot(f) == before);
+	o.dry_run = false;
+	free(run_install(&o, 0));
+	t = fk_read(f, "root/etc/crio/crio.conf.d/99-ioweight.conf");
+	assert_non_null(strstr(t, "[crio.runtime]\nhooks_dir = [\"/usr/share/containers/oci/hooks.d\", \"/etc/containers/oci/hooks.d\", \"/opt/ioweight/hooks.d\"]\n"));
+	free(t);
+	assert_non_null(t = fk_read(f, "root/opt/ioweight/hooks.d/ioweight-hook.json"));
+	free(t);
+	out = run_install(&o, 0);
+	assert_null(strstr(out, "create "));
+	free(out);
+	o.uninstall = true;
+	free(run_install(&o, 0));
+	assert_true(fk_snapshot(f) == before);
+
+	/* a dir CRI-O already reads: no drop-in */
+	opts(f, &o, RT_CRIO);
+	strcpy(o.hooks_dir, "/etc/containers/oci/hooks.d");
+	free(run_install(&o, 0));
+	assert_null(fk_read(f, "root/etc/crio/crio.conf.d/99-ioweight.conf"));
+	o.uninstall = true;
+	free(run_install(&o, 0));
 	assert_true(fk_snapshot(f) == before);
 }
 
@@ -177,12 +527,13 @@ static void test_podman(void **state)
 {
 	struct fake *f = *state;
 	struct install_opts o;
+	uint64_t before;
 	char *t;
 	yajl_val v = NULL;
 	struct hook_err err = { 0 };
 
 	fk_mkdir(f, "root/usr/share");
-	roundtrip(f, RT_PODMAN, "/usr/share/containers/oci/hooks.d/ioweight-hook.json");
+	before = fk_snapshot(f);
 	opts(f, &o, RT_PODMAN);
 	free(run_install(&o, 0));
 	t = fk_read(f, "root/usr/share/containers/oci/hooks.d/ioweight-hook.json");
@@ -191,15 +542,9 @@ static void test_podman(void **state)
 	assert_non_null(strstr(t, "ioweight\\\\.dev/"));
 	yajl_tree_free(v);
 	free(t);
-}
-
-static void test_wrapper_existing_file_restored(void **state)
-{
-	struct fake *f = *state;
-
-	/* someone else's file at our path: kept aside and put back */
-	fk_write(f, "root/usr/local/sbin/ioweight-runc", "#!/bin/sh\necho theirs\n");
-	roundtrip(f, RT_RUNC_WRAPPER, "original kept as");
+	o.uninstall = true;
+	free(run_install(&o, 0));
+	assert_true(fk_snapshot(f) == before);
 }
 
 static void test_wrapper_argv(void **state)
@@ -234,12 +579,12 @@ static void test_wrapper_inject(void **state)
 	assert_int_equal(wrapper_inject(p, "/opt/ioweight-hook", &err), 0);
 	t = fk_read(f, "bundle/config.json");
 	assert_string_equal(t, "{\"ociVersion\":\"1.0.2\",\"process\":{\"args\":[\"sh\"]},\"linux\":{\"resources\":{\"cpu\":{\"shares\":1024}}},"
-			       "\"hooks\":{\"prestart\":[{\"path\":\"/other\"},{\"path\":\"/opt/ioweight-hook\",\"args\":[\"ioweight-hook\",\"prestart\"]}]},\"x\":1.50}");
+			       "\"hooks\":{\"prestart\":[{\"path\":\"/other\"},{\"path\":\"/opt/ioweight-hook\",\"args\":[\"ioweight-hook\",\"prestart\"],\"timeout\":10}]},\"x\":1.50}");
 	free(t);
 	fk_write(f, "bundle/config.json", "{\"ociVersion\":\"1.0.2\"}");
 	assert_int_equal(wrapper_inject(p, "/h", &err), 0);
 	t = fk_read(f, "bundle/config.json");
-	assert_string_equal(t, "{\"ociVersion\":\"1.0.2\",\"hooks\":{\"prestart\":[{\"path\":\"/h\",\"args\":[\"ioweight-hook\",\"prestart\"]}]}}");
+	assert_string_equal(t, "{\"ociVersion\":\"1.0.2\",\"hooks\":{\"prestart\":[{\"path\":\"/h\",\"args\":[\"ioweight-hook\",\"prestart\"],\"timeout\":10}]}}");
 	free(t);
 	fk_write(f, "bundle/config.json", "{\"hooks\":[]}");
 	assert_int_equal(wrapper_inject(p, "/h", &err), -1);
@@ -249,13 +594,19 @@ static void test_wrapper_inject(void **state)
 int run_install_tests(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_containerd_fresh, fake_setup, fake_teardown),
-		cmocka_unit_test_setup_teardown(test_containerd_existing_config, fake_setup, fake_teardown),
-		cmocka_unit_test_setup_teardown(test_containerd_existing_imports, fake_setup, fake_teardown),
-		cmocka_unit_test_setup_teardown(test_containerd_debian_config, fake_setup, fake_teardown),
-		cmocka_unit_test_setup_teardown(test_containerd_refuses_runc_defined, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_containerd_no_config, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_containerd_16_default, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_containerd_debian_stock, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_containerd_v3, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_containerd_v3_glob_covers, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_containerd_set_default_placements, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_containerd_odd_files, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_containerd_warns_default, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_containerd_refusals, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_containerd_damaged_markers, fake_setup, fake_teardown),
+		cmocka_unit_test(test_strip),
+		cmocka_unit_test_setup_teardown(test_crio, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_podman, fake_setup, fake_teardown),
-		cmocka_unit_test_setup_teardown(test_wrapper_existing_file_restored, fake_setup, fake_teardown),
 		cmocka_unit_test(test_wrapper_argv),
 		cmocka_unit_test_setup_teardown(test_wrapper_inject, fake_setup, fake_teardown),
 	};
