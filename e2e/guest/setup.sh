@@ -49,7 +49,7 @@ install_hook() {
 	install -m 0755 "$bin" /usr/local/bin/ioweight-hook
 	mkdir -p /var/lib/ioweight
 	# what a user does: look at the change, then make it
-	if ioweight-hook install --runtime containerd --dry-run > "$log" 2>&1; then
+	if ioweight-hook install --runtime containerd --set-as-default --dry-run > "$log" 2>&1; then
 		echo ok > /var/lib/ioweight/install-stock-config
 	else
 		{ echo "refused"; cat "$log"; } > /var/lib/ioweight/install-stock-config
@@ -57,12 +57,12 @@ install_hook() {
 		sed 's/^/    | /' "$log"
 		step "falling back: stock config moved to /etc/containerd/config.toml.debian (containerd defaults)"
 		mv /etc/containerd/config.toml /etc/containerd/config.toml.debian
-		ioweight-hook install --runtime containerd --dry-run > "$log" 2>&1 \
+		ioweight-hook install --runtime containerd --set-as-default --dry-run > "$log" 2>&1 \
 			|| { cat "$log" >&2; die "ioweight-hook install --runtime containerd --dry-run failed"; }
 	fi
-	ioweight-hook install --runtime containerd >> "$log" 2>&1 \
+	ioweight-hook install --runtime containerd --set-as-default >> "$log" 2>&1 \
 		|| { cat "$log" >&2; die "ioweight-hook install --runtime containerd failed"; }
-	step "hook installed: ioweight-hook install --runtime containerd (log $log)"
+	step "hook installed: ioweight-hook install --runtime containerd --set-as-default (log $log)"
 }
 
 install_config() {
