@@ -156,30 +156,39 @@ containerd_pid() {
 	return 1
 }
 
-sock_inode() { stat -c %i "$SOCK" 2>/dev/null || echo none; }
+# containerd listens again: its socket exists and was made at or after $1
+# (seconds since the epoch); inode numbers are no proof, they get reused
+sock_fresh() { [ -S "$SOCK" ] && [ "$(stat -c %Z "$SOCK" 2>/dev/null || echo 0)" -ge "$1" ]; }
 
 restart_containerd() {
-	local before pid i=0
+	local t0 pid newpid i=0
+	t0=$(date +%s)
 	case $RESTART in
 	none)
 		log "containerd's configuration changed: restart containerd on this node (CONTAINERD_RESTART=none)"
 		return 0 ;;
 	systemd)
-		before=$(sock_inode)
 		log "restarting containerd (systemctl restart containerd in the host)"
 		# shellcheck disable=SC2086
 		$HOST_EXEC systemctl restart containerd || { log "error: systemctl restart containerd failed"; return 1; } ;;
 	kill)
-		before=$(sock_inode)
 		pid=$(containerd_pid) || { log "error: no containerd process to signal"; return 1; }
 		log "sending SIGTERM to containerd (pid $pid); its supervisor starts it again"
 		kill -TERM "$pid" ;;
 	esac
-	# bounded wait for a new socket: containerd listens again
-	while [ "$(sock_inode)" = "$before" ] || [ ! -S "$SOCK" ]; do
+	# bounded wait: a new containerd process (kill) and a fresh socket
+	while :; do
+		if [ "$RESTART" = kill ]; then
+			newpid=$(containerd_pid || true)
+			if [ -n "$newpid" ] && [ "$newpid" != "$pid" ] && sock_fresh "$t0"; then
+				break
+			fi
+		elif sock_fresh "$t0"; then
+			break
+		fi
 		i=$((i + 1))
 		[ "$i" -le $((RESTART_TIMEOUT * 5)) ] ||
-			{ log "error: containerd's socket did not come back within ${RESTART_TIMEOUT}s"; return 1; }
+			{ log "error: containerd did not come back within ${RESTART_TIMEOUT}s"; return 1; }
 		sleep 0.2
 	done
 	log "containerd is back"
