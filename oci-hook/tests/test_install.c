@@ -109,7 +109,7 @@ static void roundtrip(struct fake *f, const char *orig, bool set_default, const 
 {
 	struct install_opts o;
 	uint64_t before, installed;
-	char *out, *t, *want = NULL;
+	char *out, *t, *d, *want = NULL;
 
 	if (orig)
 		fk_write(f, CONF, orig);
@@ -129,6 +129,15 @@ static void roundtrip(struct fake *f, const char *orig, bool set_default, const 
 	free(run_install(&o, 0));
 	installed = fk_snapshot(f);
 	assert_true(installed != before);
+	/* a version 2 result is read by the real containerd 1.x when it is here */
+	t = fk_read(f, CONF);
+	if (!strstr(t, "version = 3") && (d = containerd_dump(f))) {
+		assert_non_null(strstr(d, "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.ioweight.options]\n            BinaryName = \"/usr/local/sbin/ioweight-runc\""));
+		if (set_default)
+			assert_non_null(strstr(d, "      default_runtime_name = \"ioweight\"\n"));
+		free(d);
+	}
+	free(t);
 	out = run_install(&o, 0);
 	assert_null(strstr(out, "create "));
 	assert_null(strstr(out, "modify "));
@@ -347,6 +356,15 @@ static void test_containerd_odd_files(void **state)
 				  "  pod_annotations = [\"x/*\", \"ioweight.dev/*\", \"blockio.resources.beta.kubernetes.io/*\", \"io.kubernetes.cri.blockio-class\"]\n"));
 	assert_non_null(strstr(t, "runtimes.ioweight.options]\n  SystemdCgroup = true\n  Root = \"/run/r\"\n  BinaryName"));
 	assert_non_null(strstr(t, "\n# ioweight-hook install: added the line break at the end of the line above\n"));
+	free(t);
+	/* CRLF line ends, and default_runtime_name written as a dotted key */
+	roundtrip(f, "version = 2\r\n[plugins.\"io.containerd.grpc.v1.cri\".containerd]\r\n  default_runtime_name = \"runc\"\r\n", true, NULL);
+	roundtrip(f, "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\"]\n  containerd.default_runtime_name = \"runc\"\n", true, NULL);
+	fk_write(f, CONF, "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\"]\n  containerd.default_runtime_name = \"runc\"\n");
+	install_once(f, true);
+	t = fk_read(f, CONF);
+	assert_non_null(strstr(t, "# ioweight-hook install: was:   containerd.default_runtime_name = \"runc\"\n"
+				  "  containerd.default_runtime_name = \"ioweight\"  # ioweight-hook install: added\n"));
 	free(t);
 	roundtrip(f, "version = 2", false, NULL);
 	roundtrip(f, "# only a comment\n", false, NULL);
