@@ -13,7 +13,8 @@
 # Output in build/deb/: ioweight-hook_VERSION_ARCH.deb, .buildinfo, .changes,
 # build.log, lintian.log. The package's version is IOWEIGHT_VERSION from
 # oci-hook/src/util.h; its maintainer is DEBFULLNAME/DEBEMAIL if set, else
-# the git identity of the tree. The packaging is deploy/debian/.
+# git's identity, else the author of the commit built. The packaging is
+# deploy/debian/.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -61,6 +62,9 @@ maintainer() {
 	local name=${DEBFULLNAME:-} mail=${DEBEMAIL:-}
 	[ -n "$name" ] || name=$(git -C "$top" config user.name 2>/dev/null || true)
 	[ -n "$mail" ] || mail=$(git -C "$top" config user.email 2>/dev/null || true)
+	# a fresh clone without an identity: the author of the commit built
+	[ -n "$name" ] || name=$(git -C "$top" log -1 --format=%an "${rev:-HEAD}" 2>/dev/null || true)
+	[ -n "$mail" ] || mail=$(git -C "$top" log -1 --format=%ae "${rev:-HEAD}" 2>/dev/null || true)
 	[ -n "$name" ] && [ -n "$mail" ] ||
 		die "no maintainer: set DEBFULLNAME and DEBEMAIL, or git's user.name and user.email"
 	[[ $mail == *@* && $name != *[\<\>]* && $mail != *[\<\>\ ]* ]] ||

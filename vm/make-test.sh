@@ -17,7 +17,7 @@ cd "$top"
 kvariant=${KVARIANT:-ioweight}
 # the debug-kernel stress stage (PROVE_LOCKING, KASAN) adds ~10 min, and
 # ~15 min more the first time the debug kernel is built
-stages=${STAGES:-build hook bench fuzz kernel stress e2e}
+stages=${STAGES:-build hook bench fuzz kernel stress e2e deploy}
 pass=0 fail=0 skip=0 todo=0
 t0=$(date +%s)
 
@@ -119,6 +119,12 @@ if has e2e && [ -x e2e/run.sh ]; then
 	step "guest: e2e suite (containerd + hook + pods)"
 	if e2e/run.sh --results build/test/e2e.results; then :; fi
 	collect "e2e" build/test/e2e.results
+fi
+
+if has deploy && [ -x deploy/tests/stage.sh ]; then
+	step "deploy: Kubernetes manifests, the hook .deb (lintian), the installer image, the .deb in the guest"
+	if nice -n 10 deploy/tests/stage.sh --kernel "$kvariant" --results build/test/deploy.results; then :; fi
+	collect "deploy" build/test/deploy.results
 fi
 
 step "done in $(( $(date +%s) - t0 ))s"
