@@ -92,6 +92,27 @@ static const char *pod_label(const struct oci_state *st, const char *ctr_cg, cha
 	return NULL;
 }
 
+/* Landlock and seccomp around what is left to do: the plan's writes. */
+static int confine(const struct hook_opts *o, const struct plan *p, struct hook_err *err)
+{
+	int fds[PLAN_MAX_DIRS];
+	struct sandbox_spec sp = {
+		.write_dirs = fds,
+		.cgroup_root = o->roots.cgroup,
+		.read_paths = { o->config_file ? o->config_file : o->roots.config_dir },
+	};
+	struct sandbox_status st;
+
+	for (size_t i = 0; i < p->n_dirs && sp.n_write_dirs < PLAN_MAX_DIRS; i++)
+		if (p->dirs[i].fd >= 0)
+			fds[sp.n_write_dirs++] = p->dirs[i].fd;
+	if (sandbox_apply(&sp, &st, err) < 0)
+		return -1;
+	if (!st.landlock_abi)
+		log_msg(LOG_INFO, "%s", st.landlock_note);
+	return 0;
+}
+
 int hook_run(const struct hook_opts *o, struct oci_state *st, struct hook_result *res,
 	     struct hook_err *err)
 {
@@ -103,7 +124,6 @@ int hook_run(const struct hook_opts *o, struct oci_state *st, struct hook_result
 	_cleanup_free_ char *spec_cg = NULL;
 	struct plan_input pin;
 	char pod_label_buf[PATH_MAX / 2] = "";
-	int sb;
 
 	memset(res, 0, sizeof(*res));
 	res->policy = POLICY_FAIL;	/* until a config says otherwise */
@@ -161,11 +181,12 @@ int hook_run(const struct hook_opts *o, struct oci_state *st, struct hook_result
 		.pod_cg = res->in_pod ? res->pod_cg : NULL, .req = &res->req,
 		.disks = disks, .disk_profile = disk_prof, .n_disks = n_disks,
 	};
-	if (plan_build(&pin, &res->plan, err) < 0)
+	if (plan_build(&pin, &res->plan, err) < 0 ||
+	    plan_open_dirs(&res->plan, o->roots.cgroup, o->dry_run, err) < 0)
 		return -1;
 
 	/* last step before touching cgroupfs: everything is read and open */
-	if (o->sandbox && !o->dry_run && (sb = sandbox_apply(err)) < 0) {
+	if (o->sandbox && !o->dry_run && confine(o, &res->plan, err) < 0) {
 		if (res->cfg->require_sandbox)
 			return hook_fail_prefix(err, "refusing to run unsandboxed (requireSandbox): ");
 		log_msg(LOG_WARNING, "running unsandboxed (requireSandbox is false): %s", err->msg);

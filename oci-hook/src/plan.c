@@ -3,10 +3,14 @@
 #include "plan.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
 
 const char *plan_kind_name(enum plan_kind k)
 {
@@ -17,8 +21,18 @@ const char *plan_kind_name(enum plan_kind k)
 	return k < NR_PLAN_KINDS ? names[k] : "?";
 }
 
+#ifdef IOWEIGHT_TESTING
+bool plan_testing_require_cgroup2 = false;
+#endif
+
 void plan_free(struct plan *p)
 {
+	for (size_t i = 0; i < p->n_dirs; i++)
+		if (p->dirs[i].fd >= 0)
+			close(p->dirs[i].fd);
+	if (p->root_fd > 0)	/* 0 in a zeroed plan: never ours, stdin is the state */
+		close(p->root_fd);
+	free(p->dirs);
 	free(p->e);
 	memset(p, 0, sizeof(*p));
 }
@@ -41,14 +55,40 @@ static struct plan_entry *plan_add(struct plan *p, enum plan_kind kind, struct h
 	return &p->e[p->n++];
 }
 
-static int entry_path(struct plan_entry *e, const char *root, const char *cg, const char *file,
-		      struct hook_err *err)
+/* The index of cgroup `cg` in p->dirs, added if new. */
+static int plan_dir(struct plan *p, const char *cg, size_t *idx, struct hook_err *err)
+{
+	for (size_t i = 0; i < p->n_dirs; i++)
+		if (!strcmp(p->dirs[i].cg, cg)) {
+			*idx = i;
+			return 0;
+		}
+	if (strlen(cg) >= sizeof(p->dirs[0].cg))
+		return hook_fail(err, ENAMETOOLONG, "cgroup %s", cg);
+	if (p->n_dirs == p->dirs_cap) {
+		size_t cap = p->dirs_cap ? p->dirs_cap * 2 : 8;
+		struct plan_dir *nd = realloc(p->dirs, cap * sizeof(*nd));
+
+		if (!nd)
+			return hook_fail(err, ENOMEM, "plan");
+		p->dirs = nd;
+		p->dirs_cap = cap;
+	}
+	strcpy(p->dirs[p->n_dirs].cg, cg);
+	p->dirs[p->n_dirs].fd = -1;
+	*idx = p->n_dirs++;
+	return 0;
+}
+
+static int entry_path(struct plan *p, struct plan_entry *e, const char *root, const char *cg,
+		      const char *file, struct hook_err *err)
 {
 	int n = snprintf(e->path, sizeof(e->path), "%s%s/%s", root, strcmp(cg, "/") ? cg : "", file);
 
-	if (n < 0 || (size_t)n >= sizeof(e->path))
+	if (n < 0 || (size_t)n >= sizeof(e->path) || strlen(file) >= sizeof(e->file))
 		return hook_fail(err, ENAMETOOLONG, "cgroup %s/%s", cg, file);
-	return 0;
+	strcpy(e->file, file);
+	return plan_dir(p, cg, &e->dir, err);
 }
 
 /* %g would print 1e+06; the kernel wants plain decimals */
@@ -70,7 +110,7 @@ static int add_profile(struct plan *p, const struct plan_input *in, struct devnu
 		const struct cfg_cost_model *m = &pr->model;
 
 		if (!(e = plan_add(p, PLAN_COST_MODEL, err)) ||
-		    entry_path(e, in->roots->cgroup, "/", cfg->file_cost_model, err) < 0)
+		    entry_path(p, e, in->roots->cgroup, "/", cfg->file_cost_model, err) < 0)
 			return -1;
 		if (m->user)
 			snprintf(e->line, sizeof(e->line),
@@ -83,7 +123,7 @@ static int add_profile(struct plan *p, const struct plan_input *in, struct devnu
 	}
 	/* qos carries the on/off switch, so it is written even without a qos object */
 	if (!(e = plan_add(p, PLAN_QOS, err)) ||
-	    entry_path(e, in->roots->cgroup, "/", cfg->file_qos, err) < 0)
+	    entry_path(p, e, in->roots->cgroup, "/", cfg->file_qos, err) < 0)
 		return -1;
 	snprintf(e->line, sizeof(e->line), "%u:%u enable=%d", d.maj, d.min, pr->enable);
 	if (pr->enable && pr->qos.set) {
@@ -112,7 +152,7 @@ static int add_weights(struct plan *p, const struct plan_input *in, const char *
 
 	if (t->set) {
 		if (!(e = plan_add(p, PLAN_WEIGHT, err)) ||
-		    entry_path(e, in->roots->cgroup, cg, in->cfg->file_weight, err) < 0)
+		    entry_path(p, e, in->roots->cgroup, cg, in->cfg->file_weight, err) < 0)
 			return -1;
 		snprintf(e->line, sizeof(e->line), "default %ld", t->weight);
 		snprintf(e->why, sizeof(e->why), "%s weight from %s", role, t->source);
@@ -121,7 +161,7 @@ static int add_weights(struct plan *p, const struct plan_input *in, const char *
 		const struct dev_req *d = &t->devs[i];
 
 		if (!(e = plan_add(p, PLAN_WEIGHT, err)) ||
-		    entry_path(e, in->roots->cgroup, cg, in->cfg->file_weight, err) < 0)
+		    entry_path(p, e, in->roots->cgroup, cg, in->cfg->file_weight, err) < 0)
 			return -1;
 		snprintf(e->line, sizeof(e->line), "%u:%u %ld", d->maj, d->min, d->weight);
 		snprintf(e->why, sizeof(e->why), "%s weight for %.96s from %s", role, d->path,
@@ -138,6 +178,7 @@ int plan_build(const struct plan_input *in, struct plan *p, struct hook_err *err
 	const char *deepest = ctr_w ? in->ctr_cg : pod_w ? in->pod_cg : NULL;
 
 	memset(p, 0, sizeof(*p));
+	p->root_fd = -1;
 	for (size_t i = 0; i < in->n_disks; i++)
 		if (add_profile(p, in, in->disks[i], &in->cfg->profiles[in->disk_profile[i]], err) < 0)
 			goto fail;
@@ -159,7 +200,7 @@ int plan_build(const struct plan_input *in, struct plan *p, struct hook_err *err
 			}
 			snprintf(anc, sizeof(anc), "%.*s", (int)i, deepest);
 			if (!(e = plan_add(p, PLAN_SUBTREE, err)) ||
-			    entry_path(e, in->roots->cgroup, i ? anc : "/", "cgroup.subtree_control",
+			    entry_path(p, e, in->roots->cgroup, i ? anc : "/", "cgroup.subtree_control",
 				       err) < 0)
 				goto fail;
 			strcpy(e->line, "+io");
@@ -176,19 +217,110 @@ fail:
 	return -1;
 }
 
+/* ---- opening the directories ---- */
+
+/* One component at a time, never following a link: for kernels before
+ * openat2() (5.6). */
+static int open_beneath_walk(int root_fd, const char *rel)
+{
+	char buf[PATH_MAX], *save = NULL, *c;
+	int fd = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+
+	snprintf(buf, sizeof(buf), "%s", rel);
+	for (c = strtok_r(buf, "/", &save); c && fd >= 0; c = strtok_r(NULL, "/", &save)) {
+		int next = TEMP_FAILURE_RETRY(openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+							  O_CLOEXEC));
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+		fd = next;
+	}
+	return fd;
+}
+
+static int open_beneath(int root_fd, const char *rel)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+			   RESOLVE_NO_XDEV,
+	};
+	int fd;
+
+	if (!*rel)
+		return fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+	fd = (int)TEMP_FAILURE_RETRY(syscall(SYS_openat2, root_fd, rel, &how, sizeof(how)));
+	if (fd < 0 && (errno == ENOSYS || errno == EPERM))	/* EPERM: an old seccomp profile */
+		fd = open_beneath_walk(root_fd, rel);
+	return fd;
+}
+
+static int check_cgroup2(int fd, const char *what, struct hook_err *err)
+{
+	struct statfs sf;
+
+#ifdef IOWEIGHT_TESTING
+	if (!plan_testing_require_cgroup2)
+		return 0;
+#endif
+	if (TEMP_FAILURE_RETRY(fstatfs(fd, &sf)) < 0)
+		return hook_fail(err, errno, "%s: cannot fstatfs", what);
+	if ((unsigned long)sf.f_type != CGROUP2_SUPER_MAGIC)
+		return hook_fail(err, 0, "%s: not on a cgroup2 filesystem (type %#lx): refusing to write",
+				 what, (unsigned long)sf.f_type);
+	return 0;
+}
+
+int plan_open_dirs(struct plan *p, const char *cgroup_root, bool dry_run, struct hook_err *err)
+{
+	if (!p->n_dirs)
+		return 0;
+	p->root_fd = TEMP_FAILURE_RETRY(open(cgroup_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (p->root_fd < 0)
+		return hook_fail(err, errno, "cgroup root %s", cgroup_root);
+	for (size_t i = 0; i < p->n_dirs; i++) {
+		struct plan_dir *d = &p->dirs[i];
+		char what[PATH_MAX];
+
+		snprintf(what, sizeof(what), "cgroup %s", d->cg);
+		d->fd = open_beneath(p->root_fd, d->cg + 1);
+		if (d->fd < 0) {
+			if (dry_run && errno == ENOENT)
+				continue;
+			if (errno == ELOOP || errno == EXDEV)
+				return hook_fail(err, errno, "%s: a symlink or another mount on the way from %s; refusing",
+						 what, cgroup_root);
+			return hook_fail(err, errno, "%s: cannot open under %s", what, cgroup_root);
+		}
+		if (!dry_run && check_cgroup2(d->fd, what, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* ---- applying ---- */
 
-static int read_current(const char *path, char **buf, bool *missing, struct hook_err *err)
+static int read_current(const struct plan *p, const struct plan_entry *e, char **buf,
+			bool *missing, struct hook_err *err)
 {
+	int dfd = p->dirs[e->dir].fd;
+	_cleanup_close_ int fd = -1;
+
 	*missing = false;
-	if (read_file_bounded(path, MAX_SMALL_FILE, buf, NULL, err) < 0) {
-		if (err->code == ENOENT) {
+	if (dfd < 0) {		/* dry run on a cgroup that does not exist yet */
+		*missing = true;
+		return 0;
+	}
+	fd = TEMP_FAILURE_RETRY(openat(dfd, e->file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY));
+	if (fd < 0) {
+		if (errno == ENOENT) {
 			*missing = true;
 			return 0;
 		}
-		return -1;
+		return hook_fail(err, errno, "cannot open %s", e->path);
 	}
-	return 0;
+	return read_fd_bounded(fd, MAX_SMALL_FILE, e->path, buf, NULL, err);
 }
 
 /* Is `want` ("+io") already in the space-separated controller list? */
@@ -261,9 +393,13 @@ static bool weight_is(const char *cur, const char *line)
 	return !strcmp(str_trim(have), line);
 }
 
-static int write_entry(struct plan_entry *e, struct hook_err *err)
+static int write_entry(const struct plan *p, struct plan_entry *e, struct hook_err *err)
 {
-	_cleanup_close_ int fd = TEMP_FAILURE_RETRY(open(e->path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY));
+	/* relative to the checked directory; the sandbox allows write opens
+	 * relative to these directories only */
+	_cleanup_close_ int fd = TEMP_FAILURE_RETRY(openat(p->dirs[e->dir].fd, e->file,
+							   O_WRONLY | O_TRUNC | O_NOFOLLOW |
+							   O_CLOEXEC | O_NOCTTY));
 	size_t len = strlen(e->line);
 	ssize_t w;
 
@@ -289,7 +425,7 @@ int plan_apply(struct plan *p, bool dry_run, struct hook_err *err)
 		_cleanup_free_ char *cur = NULL;
 		bool missing, same = false;
 
-		if (read_current(e->path, &cur, &missing, err) < 0)
+		if (read_current(p, e, &cur, &missing, err) < 0)
 			return -1;
 		if (!missing) {
 			switch (e->kind) {
@@ -319,7 +455,7 @@ int plan_apply(struct plan *p, bool dry_run, struct hook_err *err)
 			e->status = PS_WOULD_WRITE;
 			continue;
 		}
-		if (write_entry(e, err) < 0)
+		if (write_entry(p, e, err) < 0)
 			return -1;
 		e->status = PS_WRITTEN;
 	}

@@ -7,6 +7,9 @@
  * ancestor's cgroup.subtree_control, io.weight entries) and its application:
  * every entry is compared with what the file already says and written, if it
  * differs, with one unbuffered write() so the kernel's error reaches us.
+ * Files are never opened by path: each cgroup directory is opened once
+ * (beneath the cgroup root, no symlinks, no other mounts), checked to be
+ * cgroup2, and every file is opened relative to it.
  * `explain` runs the same code with writing switched off.
  */
 #ifndef IOWEIGHT_PLAN_H
@@ -24,19 +27,31 @@ enum {
 	PLAN_LINE_MAX = 256,
 	PLAN_WHY_MAX = 192,
 	PLAN_MAX_DISKS = 64,
+	PLAN_MAX_DIRS = MAX_CGROUP_DEPTH + 2,	/* ancestors, pod, container */
 };
 
 struct plan_entry {
 	enum plan_kind kind;
 	enum plan_status status;
-	char path[PATH_MAX];
+	size_t dir;			/* index into plan.dirs */
+	char file[CFG_KFILE_MAX];	/* name inside that directory */
+	char path[PATH_MAX];		/* root + cgroup + file, for people */
 	char line[PLAN_LINE_MAX];	/* exactly what write() gets */
 	char why[PLAN_WHY_MAX];
+};
+
+/* A cgroup directory the plan writes in, "/" being the root. */
+struct plan_dir {
+	char cg[PATH_MAX / 2];
+	int fd;				/* from plan_open_dirs(), else -1 */
 };
 
 struct plan {
 	struct plan_entry *e;
 	size_t n, cap;
+	struct plan_dir *dirs;
+	size_t n_dirs, dirs_cap;
+	int root_fd;			/* the cgroup root, from plan_open_dirs() */
 };
 
 struct plan_input {
@@ -52,6 +67,22 @@ struct plan_input {
 };
 
 int plan_build(const struct plan_input *in, struct plan *p, struct hook_err *err);
+
+/*
+ * Open every directory of the plan beneath `cgroup_root`: openat2() with
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV (or, on kernels
+ * without it, one O_NOFOLLOW openat() per component), and refuse any that
+ * is not on cgroup2.  With dry_run, absent directories are fine (their
+ * entries would be written) and the filesystem is not checked.
+ */
+int plan_open_dirs(struct plan *p, const char *cgroup_root, bool dry_run, struct hook_err *err);
+
+#ifdef IOWEIGHT_TESTING
+/* Test builds only: the unit tests' cgroup root is a temp dir on tmpfs or
+ * ext4, so they clear this to skip the cgroup2 check (one test sets it to
+ * prove the refusal).  Production builds have no such switch. */
+extern bool plan_testing_require_cgroup2;
+#endif
 
 /*
  * Carry out the plan.  With dry_run, files are read but never written and

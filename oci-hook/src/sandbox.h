@@ -1,17 +1,43 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sandbox.h - the hook's seccomp allow-list.
+ * sandbox.h - what the hook may still do once its input is read: Landlock
+ * for where, seccomp for how.
  *
- * Owns: the list of syscalls the hook needs after it has read its input
- * (read/write/open existing files, directory and metadata reads, memory,
- * logging) and loading it with default ERRNO(EPERM).  It is applied last in
- * the setup order, after every file we create and socket we connect is open.
+ * Owns: the Landlock ruleset (write and read beneath the cgroup root, read
+ * the config; nothing else on any filesystem) and the seccomp allow-list
+ * (default ERRNO(EPERM)): reads, writes on open fds, read-only opens, and
+ * write opens only relative to the cgroup directories already opened and
+ * checked; no sockets, no connect, no exec.  Applied last in the setup
+ * order, after the log is open and the cgroup directories are.
  */
 #ifndef IOWEIGHT_SANDBOX_H
 #define IOWEIGHT_SANDBOX_H
 
 #include "util.h"
 
-int sandbox_apply(struct hook_err *err);
+struct sandbox_spec {
+	const int *write_dirs;		/* the only dirfds write opens may use */
+	size_t n_write_dirs;
+	const char *cgroup_root;	/* Landlock: read and write beneath */
+	const char *read_paths[2];	/* Landlock: read beneath (config); may be NULL */
+};
+
+/* What Landlock could do on this kernel, for the log. */
+struct sandbox_status {
+	int landlock_abi;		/* 0: not available */
+	char landlock_note[160];	/* why not, when it is not */
+};
+
+/*
+ * Apply Landlock (if the kernel has it: not having it is logged, not an
+ * error) and then seccomp (failing that is an error: the caller decides
+ * with requireSandbox).
+ */
+int sandbox_apply(const struct sandbox_spec *sp, struct sandbox_status *st, struct hook_err *err);
+
+#ifdef IOWEIGHT_TESTING
+/* Test builds only: act as on a kernel without Landlock. */
+extern bool sandbox_testing_no_landlock;
+#endif
 
 #endif

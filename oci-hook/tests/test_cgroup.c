@@ -447,7 +447,10 @@ static void test_default_config(void **state)
 	free(s);
 }
 
-static void test_kernel_error_reported(void **state)
+/* A file of the cgroup that is a symlink (to /proc/self/oom_score_adj,
+ * whose write() the kernel would refuse with EINVAL) is never opened:
+ * files are opened O_NOFOLLOW relative to the checked directory. */
+static void test_symlinked_file_refused(void **state)
 {
 	struct fake *f = *state;
 	struct hook_result res;
@@ -455,10 +458,6 @@ static void test_kernel_error_reported(void **state)
 	char *s = fk_state(100, "\"ioweight.dev/weight\":\"500\"");
 
 	fk_config(f, "{" CFG_BASE "}");
-	/* A file that reads fine but whose write() the kernel rejects with
-	 * EINVAL, like io.weight does for a bad line: the errno must reach us. */
-	if (access("/proc/self/oom_score_adj", R_OK | W_OK) < 0)
-		skip();
 	{
 		char p[PATH_MAX];
 
@@ -467,8 +466,8 @@ static void test_kernel_error_reported(void **state)
 		assert_int_equal(symlink("/proc/self/oom_score_adj", p), 0);
 	}
 	assert_int_equal(fk_run(f, s, &res, &err), -1);
-	assert_non_null(strstr(err.msg, "io.weight: cannot write `default 500` to "));
-	assert_non_null(strstr(err.msg, "/cg/test/ctr1/io.weight: Invalid argument"));
+	assert_non_null(strstr(err.msg, "cannot open "));
+	assert_non_null(strstr(err.msg, "/cg/test/ctr1/io.weight: Too many levels of symbolic links"));
 	hook_result_free(&res);
 	free(s);
 }
@@ -494,7 +493,7 @@ int run_cgroup_tests(void)
 		cmocka_unit_test_setup_teardown(test_spec_fallback, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_config_dir_order, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_default_config, fake_setup, fake_teardown),
-		cmocka_unit_test_setup_teardown(test_kernel_error_reported, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_symlinked_file_refused, fake_setup, fake_teardown),
 	};
 	return cmocka_run_group_tests_name("cgroup_pipeline", tests, NULL, NULL);
 }

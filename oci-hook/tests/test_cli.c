@@ -100,19 +100,23 @@ static void test_policy_fail_and_warn(void **state)
 	policy_case(*state, "warn", 0);
 }
 
-static void test_prestart_binary_writes(void **state)
+/* The production binary has no way around the cgroup2 check: on the fake
+ * tree (tmpfs or ext4) it refuses to write, and says why. */
+static void test_prestart_binary_needs_cgroup2(void **state)
 {
 	struct fake *f = *state;
-	char *argv[8], *bufs[4], *out, *t, *st = fk_state(200, "\"ioweight.dev/weight\":\"500\"");
+	char *argv[8], *bufs[4], *out, *st = fk_state(200, "\"ioweight.dev/weight\":\"500\"");
+	uint64_t before;
 
 	if (!bin())
 		skip();
 	fk_config(f, "{" CFG_BASE "}");
+	before = fk_snapshot(f);
 	hook_argv(f, argv, bufs);
-	assert_int_equal(run_bin(argv, st, &out), 0);
-	t = fk_read(f, "cg" KPOD "/io.weight");
-	assert_string_equal(t, "default 500");
-	free(t);
+	assert_int_equal(run_bin(argv, st, &out), 1);
+	assert_non_null(strstr(out, "ioweight-hook: cgroup /: not on a cgroup2 filesystem (type "));
+	assert_non_null(strstr(out, "): refusing to write"));
+	assert_true(fk_snapshot(f) == before);
 	for (int i = 0; i < 4; i++)
 		free(bufs[i]);
 	free(out);
@@ -173,7 +177,7 @@ static void test_explain_and_validate(void **state)
 		char *argv[] = { (char *)bin(), "--help", NULL };
 
 		assert_int_equal(run_bin(argv, NULL, &out), 0);
-		assert_non_null(strstr(out, "install --runtime containerd|podman|runc-wrapper"));
+		assert_non_null(strstr(out, "install --runtime containerd|crio|podman|runc-wrapper"));
 		free(out);
 	}
 	free(cgr);
@@ -385,7 +389,7 @@ int run_cli_tests(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_policy_fail_and_warn, fake_setup, fake_teardown),
-		cmocka_unit_test_setup_teardown(test_prestart_binary_writes, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_prestart_binary_needs_cgroup2, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_explain_and_validate, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_env_roots_ignored_in_production, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_calibrate_fake_fio, fake_setup, fake_teardown),

@@ -12,8 +12,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
 #include "cgroup.h"
 #include "json.h"
+#include "plan.h"
+#include "sandbox.h"
 
 static void expect_refused(struct fake *f, const char *state, const char *want)
 {
@@ -390,6 +398,189 @@ static void test_too_many_files_same_everywhere(void **state)
 	free(cfg);
 }
 
+/* ---- cgroup files only through checked directories ---- */
+
+static void test_cgroup_dir_symlink_refused(void **state)
+{
+	struct fake *f = *state;
+	char p[PATH_MAX], t[PATH_MAX];
+	char *got;
+
+	/* the container's cgroup replaced by a link to somewhere else */
+	fk_config(f, "{" CFG_BASE "}");
+	fk_write(f, "elsewhere/io.weight", "precious");
+	snprintf(p, sizeof(p), "%s/cg/test/ctr1/io.weight", f->root);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/cg/test/ctr1", f->root);
+	assert_int_equal(rmdir(p), 0);
+	snprintf(t, sizeof(t), "%s/elsewhere", f->root);
+	assert_int_equal(symlink(t, p), 0);
+	expect_refused_st(f, 100, "\"ioweight.dev/weight\":\"500\"",
+			  "cgroup /test/ctr1: a symlink or another mount on the way from ");
+	got = fk_read(f, "elsewhere/io.weight");
+	assert_string_equal(got, "precious");
+	free(got);
+}
+
+static void test_cgroup2_required(void **state)
+{
+	struct fake *f = *state;
+
+	fk_config(f, "{" CFG_BASE "}");
+	plan_testing_require_cgroup2 = true;
+	expect_refused_st(f, 100, "\"ioweight.dev/weight\":\"500\"",
+			  "cgroup /: not on a cgroup2 filesystem (type ");
+	plan_testing_require_cgroup2 = false;
+}
+
+/* ---- what the sandbox still allows, and what it refuses ---- */
+
+enum {
+	D_OK = 0, D_SETUP = 10, D_APPLY, D_REL_WRITE, D_ABS_WRITE, D_CREATE, D_OTHER_DIR,
+	D_SOCKET, D_CONNECT, D_SENDMSG, D_SENDTO, D_EXEC, D_LL_READ_FS, D_LL_READ_ETC,
+	D_LL_READ_CG, D_NO_LANDLOCK = 77,
+};
+
+static int in_child(int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+	int st;
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		syscall(SYS_exit_group, fn(arg));	/* see test_sandbox.c */
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+static bool denied(long r, int want_errno)
+{
+	return r == -1 && errno == want_errno;
+}
+
+static int child_denials(void *arg)
+{
+	struct fake *f = arg;
+	struct hook_err err = { 0 };
+	struct sandbox_status sst;
+	char p[PATH_MAX], q[PATH_MAX];
+	int ctr_dir, other_dir, fd;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct msghdr mh = { 0 };
+	struct sandbox_spec sp = { .n_write_dirs = 1, .cgroup_root = f->roots.cgroup,
+				   .read_paths = { f->roots.config_dir } };
+
+	snprintf(p, sizeof(p), "%s/cg/test/ctr1", f->root);
+	snprintf(q, sizeof(q), "%s/cg/test", f->root);
+	ctr_dir = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	other_dir = open(q, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (ctr_dir < 0 || other_dir < 0)
+		return D_SETUP;
+	sp.write_dirs = &ctr_dir;
+	if (sandbox_apply(&sp, &sst, &err) < 0)
+		return D_APPLY;
+	/* allowed: a write open relative to the checked directory */
+	fd = openat(ctr_dir, "io.weight", O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0 || write(fd, "default 5", 9) != 9)
+		return D_REL_WRITE;
+	close(fd);
+	/* seccomp: the same file by path, a new file, another directory */
+	snprintf(p, sizeof(p), "%s/cg/test/ctr1/io.weight", f->root);
+	if (!denied(open(p, O_WRONLY | O_CLOEXEC), EPERM))
+		return D_ABS_WRITE;
+	if (!denied(openat(ctr_dir, "new", O_WRONLY | O_CREAT | O_CLOEXEC, 0644), EPERM))
+		return D_CREATE;
+	if (!denied(openat(other_dir, "cgroup.subtree_control", O_WRONLY | O_CLOEXEC), EPERM))
+		return D_OTHER_DIR;
+	/* seccomp: no way to containerd.sock or anywhere else */
+	if (!denied(socket(AF_UNIX, SOCK_STREAM, 0), EPERM))
+		return D_SOCKET;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/run/containerd/containerd.sock");
+	if (!denied(connect(3, (struct sockaddr *)&sa, sizeof(sa)), EPERM))
+		return D_CONNECT;
+	if (!denied(sendmsg(3, &mh, 0), EPERM))
+		return D_SENDMSG;
+	if (!denied(sendto(3, "x", 1, 0, (struct sockaddr *)&sa, sizeof(sa)), EPERM))
+		return D_SENDTO;
+	{
+		char *const argv[] = { "true", NULL };
+
+		if (!denied(execv("/bin/true", argv), EPERM))
+			return D_EXEC;
+	}
+	/* Landlock: read-only opens pass seccomp, but only beneath the
+	 * cgroup root and the config */
+	if (sst.landlock_abi < 1)
+		return D_NO_LANDLOCK;
+	snprintf(p, sizeof(p), "%s/etc/x", f->root);
+	if (!denied(open(p, O_RDONLY | O_CLOEXEC), EACCES))
+		return D_LL_READ_FS;
+	if (!denied(open("/etc/passwd", O_RDONLY | O_CLOEXEC), EACCES))
+		return D_LL_READ_ETC;
+	snprintf(p, sizeof(p), "%s/cg/cgroup.controllers", f->root);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return D_LL_READ_CG;
+	close(fd);
+	return D_OK;
+}
+
+static void test_sandbox_denials(void **state)
+{
+	struct fake *f = *state;
+	int r = in_child(child_denials, f);
+	char *got;
+
+	if (r == D_NO_LANDLOCK) {
+		print_message("Landlock is not available on this kernel: its denials are not tested\n");
+		skip();
+	}
+	if (r != D_OK)
+		print_error("child check %d failed\n", r);
+	assert_int_equal(r, D_OK);
+	got = fk_read(f, "cg/test/ctr1/io.weight");
+	assert_string_equal(got, "default 5");
+	free(got);
+}
+
+static int child_without_landlock(void *arg)
+{
+	struct fake *f = arg;
+	struct hook_opts o = { .roots = f->roots, .sandbox = true };
+	struct hook_result res;
+	struct hook_err err = { 0 };
+	char *s = fk_state(100, "\"ioweight.dev/weight\":\"300\"");
+	struct oci_state st;
+
+	sandbox_testing_no_landlock = true;
+	if (state_parse(s, strlen(s), &st, &err) < 0 || hook_run(&o, &st, &res, &err) < 0) {
+		fprintf(stderr, "child: %s\n", err.msg);
+		return 1;
+	}
+	return 0;
+}
+
+/* without Landlock the hook still runs, seccomp-only, and says so */
+static void test_landlock_missing_degrades(void **state)
+{
+	struct fake *f = *state;
+	char *cfg, *got;
+
+	if (asprintf(&cfg, "{\"ioweightVersion\":\"1.0.0\",\"name\":\"t\",\"log\":{\"target\":\"file\",\"path\":\"%s/hook.log\"}}",
+		     f->root) < 0)
+		abort();
+	fk_config(f, cfg);
+	free(cfg);
+	assert_int_equal(in_child(child_without_landlock, f), 0);
+	got = fk_read(f, "cg/test/ctr1/io.weight");
+	assert_string_equal(got, "default 300");
+	free(got);
+	got = fk_read(f, "hook.log");
+	assert_non_null(strstr(got, "Landlock is not available (not built into this kernel): file access is confined by seccomp only"));
+	free(got);
+}
+
 int run_hardening_tests(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -405,6 +596,10 @@ int run_hardening_tests(void)
 		cmocka_unit_test_setup_teardown(test_class_namespaces, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_file_is_never_skipped, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_too_many_files_same_everywhere, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup_dir_symlink_refused, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup2_required, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_sandbox_denials, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_landlock_missing_degrades, fake_setup, fake_teardown),
 	};
 	return cmocka_run_group_tests_name("hardening", tests, NULL, NULL);
 }

@@ -37,10 +37,12 @@ static int child_syscalls(void *arg)
 {
 	struct fake *f = arg;
 	struct hook_err err = { 0 };
+	struct sandbox_spec sp = { .cgroup_root = f->roots.cgroup, .read_paths = { f->roots.config_dir } };
+	struct sandbox_status sst;
 	char p[PATH_MAX];
 	int fd;
 
-	if (sandbox_apply(&err) < 0)
+	if (sandbox_apply(&sp, &sst, &err) < 0)
 		return C_APPLY_FAILED;
 	/* not in the list: each must fail with EPERM, not succeed */
 	snprintf(p, sizeof(p), "%s/newdir", f->root);
