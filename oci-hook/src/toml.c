@@ -437,11 +437,13 @@ static int parse_inline_table(struct parser *p, char **rel, size_t nrel, size_t 
 		{
 			char *full[TOML_MAX_PATH];
 
-			for (size_t i = 0; i < nrel; i++)
+			for (size_t i = 0; rel && i < nrel; i++)
 				full[i] = rel[i];
 			for (size_t i = 0; i < n; i++)
 				full[nrel + i] = segs[i];
-			r = parse_value(p, rel ? full : NULL, nrel + n, site_depth, level + 1, NULL);
+			/* inside an array element nothing is recorded: no path to carry */
+			r = rel ? parse_value(p, full, nrel + n, site_depth, level + 1, NULL)
+				: parse_value(p, NULL, 0, 0, level + 1, NULL);
 		}
 		free_segs(segs, n);
 		if (r < 0)
