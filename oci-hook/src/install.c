@@ -822,7 +822,9 @@ static char *crio_dropin_text(const char *dirs, const char *dir)
 
 	sb_puts(&b, "# " INSTALL_MARKER ": CRI-O reads the ioweight hook's hooks.d entry from " );
 	sb_puts(&b, dir);
-	sb_puts(&b, ".\n# Remove with `ioweight-hook install --runtime crio --uninstall`.\n[crio.runtime]\nhooks_dir = [");
+	sb_puts(&b, ".\n# Remove with `ioweight-hook install --runtime crio --hooks-dir ");
+	sb_puts(&b, dir);
+	sb_puts(&b, " --uninstall`.\n[crio.runtime]\nhooks_dir = [");
 	for (const char *l = dirs; *l; l = strchr(l, '\n') + 1) {
 		char *one = strndup(l, (size_t)(strchr(l, '\n') - l));
 
