@@ -359,6 +359,9 @@ static void test_explain_deep_comment(void **state)
 	fputs("*/", fp);
 	for (size_t i = 0; i < n; i++)
 		fputc('[', fp);
+	for (size_t i = 0; i < n; i++)
+		fputc(']', fp);
+	fputc('}', fp);
 	fclose(fp);
 	{
 		char *argv[] = { (char *)bin(), "explain", cfd, "--state", path, NULL };

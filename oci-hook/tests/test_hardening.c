@@ -187,7 +187,7 @@ static void test_kubelet_layout_exact(void **state)
 static char *deep_comment_doc(const char *head)
 {
 	size_t n = 200000, hl = strlen(head);
-	char *s = malloc(hl + 4 + 2 * n + 1), *p = s;
+	char *s = malloc(hl + 4 + 3 * n + 2), *p = s;
 
 	memcpy(p, head, hl);
 	p += hl;
@@ -200,6 +200,9 @@ static char *deep_comment_doc(const char *head)
 	p += 2;
 	memset(p, '[', n);
 	p += n;
+	memset(p, ']', n);
+	p += n;
+	*p++ = '}';
 	*p = '\0';
 	return s;
 }
