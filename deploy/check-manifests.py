@@ -9,7 +9,9 @@ that exist, every volume is used, hostPath types are valid, the ConfigMap keys
 it mounts exist and every key is mounted, its ServiceAccount and Namespace
 exist, a nodeSelector is set and the RuntimeClass schedules on the same label,
 the kustomization lists every manifest, the ConfigMap's 50-default.json is
-cni-like-config/default.json, and the image tag is the hook's version.
+cni-like-config/default.json, the image tag is the hook's version, the
+environment is what the entrypoint reads, and the pod has hostPID and
+privileged as the entrypoint needs.
 
   deploy/check-manifests.py [--dir DIR] [--hook BIN] [--update-configmap] [--selftest]
 
@@ -393,6 +395,15 @@ def check_daemonset(ns, name, ds, objs, rep, entrypoint_text):
                 errs.append(f"{what}: env {n} is not read by image/entrypoint.sh")
     rep.check(f"{what}: image tag and environment match the installer image", errs)
 
+    errs = []
+    if entrypoint_text is not None and "nsenter -t 1" in entrypoint_text and pod.get("hostPID") is not True:
+        errs.append(f"{what}: image/entrypoint.sh enters the host through PID 1 (nsenter -t 1), which needs hostPID: true")
+    for c in containers:
+        if not (c.get("securityContext") or {}).get("privileged"):
+            errs.append(f"{what}: container {c.get('name')} is not privileged: it cannot setns() into the host "
+                        "or write the host's files")
+    rep.check(f"{what}: hostPID and privileged, as the installer needs", errs)
+
 
 def update_configmap(path, default_json):
     with open(path) as f:
@@ -460,6 +471,8 @@ def selftest(docs, entrypoint_text, default_json):
         "env not read by the entrypoint": ("env NOT_READ_ANYWHERE is not read",
                                            lambda d: pod(d)["containers"][0]["env"].append(
                                                {"name": "NOT_READ_ANYWHERE", "value": "1"})),
+        "no hostPID": ("needs hostPID: true", lambda d: pod(d).__setitem__("hostPID", False)),
+        "not privileged": ("is not privileged", lambda d: pod(d)["containers"][0].pop("securityContext")),
         "ConfigMap drifted from default.json": ("differs from cni-like-config/default.json",
                                                 lambda d: cm_of(d)["data"].__setitem__(
                                                     "50-default.json", cm_of(d)["data"]["50-default.json"] + "\n")),
