@@ -4,7 +4,10 @@
 # vm/run.sh and one data disk /dev/vdb). Prints TAP.
 #
 # 1. prestart on a kubelet-style pod: pod and container io.weight, the root
-#    cost model/QoS from a device profile, idempotence, a bad annotation;
+#    cost model/QoS from a device profile, idempotence, a bad annotation,
+#    the sandbox (Landlock where the kernel has it) and its refusals: a
+#    device the config does not list, a cgroup that is not cgroup2, a
+#    shared parent claimed as a pod;
 # 2. `install --runtime containerd` on Debian's stock config, a container
 #    created by real runc through the installed wrapper, uninstall restoring
 #    the config byte for byte; 3. podman (crun) running the hook from hooks.d.
@@ -34,7 +37,7 @@ write_config() {
    "costModel":{"ctrl":"user","model":"linear","rbps":4096000,"rseqiops":1000,"rrandiops":1000,
                 "wbps":4096000,"wseqiops":1000,"wrandiops":1000},
    "qos":{"ctrl":"user","rpct":95,"rlat":20000,"wpct":95,"wlat":40000,"min":50,"max":150}}},
- "devices":[{"match":"/dev/vdb","profile":"p"}]}
+ "devices":[{"match":"/dev/vdb","profile":"p","podWeights":true}]}
 JSON
 	check "validate accepts the config" "$HOOK" validate /etc/ioweight/conf.d
 }
@@ -61,7 +64,50 @@ JSON
 	check "second prestart writes nothing" bash -c "! grep -q ' wrote ' $LOG"
 	sed 's/"ioweight.dev\/weight":"500"/"ioweight.dev\/weight":"0"/' /tmp/state.json > /tmp/bad.json
 	check "bad annotation exits 1 (failurePolicy fail)" bash -c "! '$HOOK' prestart < /tmp/bad.json"
+	sed 's|/dev/vdb=800|/etc/shadow=800|' /tmp/state.json > /tmp/probe.json
+	check "a device the config does not list is refused unseen" \
+		bash -c "'$HOOK' prestart < /tmp/probe.json 2>&1 | grep -q 'shadow. is not a device the config lets pods weight'"
+	check "... and the refusal is an error" bash -c "! '$HOOK' prestart < /tmp/probe.json"
+	step "sandbox: $(grep -o 'Landlock is not available[^`]*' $LOG | head -1 || echo 'Landlock applied')"
+	check "the hook ran sandboxed (no 'unsandboxed' in the log)" bash -c "! grep -q unsandboxed $LOG"
 	kill $sp
+}
+
+# A podman container claiming to be a pod sandbox must not weight the
+# slice it shares with every other container (issue found with
+# io.kubernetes.cri.container-type=sandbox and a sandbox-id prefix).
+shared_parent_claim() {
+	local sp before
+	mkdir -p $CG/machine.slice/libpod-abc.scope $CG/machine.slice/libpod-def.scope
+	sleep 120 & sp=$!
+	echo $sp > $CG/machine.slice/libpod-abc.scope/cgroup.procs
+	before=$(cat $CG/machine.slice/io.weight)
+	for sid in '' '"io.kubernetes.cri.sandbox-id":"libpod",' '"io.kubernetes.cri.sandbox-id":"libpod-def.scope",'; do
+		cat > /tmp/claim.json <<JSON
+{"ociVersion":"1.0.2","id":"abc","pid":$sp,"bundle":"/tmp","annotations":{
+ "io.kubernetes.cri.container-type":"sandbox",$sid"ioweight.dev/weight":"1000"}}
+JSON
+		check "sandbox claim ${sid:-with its own id} in machine.slice is refused" bash -c "! '$HOOK' prestart < /tmp/claim.json"
+	done
+	check "machine.slice io.weight untouched" test "$(cat $CG/machine.slice/io.weight)" = "$before"
+	kill $sp
+	wait $sp 2> /dev/null
+	rmdir $CG/machine.slice/libpod-abc.scope $CG/machine.slice/libpod-def.scope
+}
+
+# The hook writes nothing on a filesystem that is not cgroup2, whatever
+# --cgroup-root says.
+not_cgroup2() {
+	local t=/tmp/fakecg
+	mkdir -p $t/test/c1
+	: > $t/test/c1/io.weight
+	cat > /tmp/fake.json <<JSON
+{"ociVersion":"1.0.2","id":"c1","pid":1,"bundle":"/tmp","annotations":{"ioweight.dev/weight":"500"}}
+JSON
+	mkdir -p /tmp/fakeproc/1 && echo "0::/test/c1" > /tmp/fakeproc/1/cgroup
+	check "a cgroup root that is not cgroup2 is refused" \
+		bash -c "'$HOOK' prestart --cgroup-root $t --proc-root /tmp/fakeproc < /tmp/fake.json 2>&1 | grep -q 'not on a cgroup2 filesystem'"
+	check "... and nothing is written there" test ! -s $t/test/c1/io.weight
 }
 
 make_bundle() {
@@ -100,7 +146,7 @@ containerd_install_and_runc() {
 }
 
 podman_run() {
-	local f=/usr/share/containers/oci/hooks.d/ioweight-hook.json id
+	local f=/usr/share/containers/oci/hooks.d/ioweight-hook.json id before
 	check "podman install" "$HOOK" install --runtime podman
 	check "hooks.d entry present" test -s $f
 	timeout 120 podman --log-level=error run -d --name p1 --network none --cgroup-manager cgroupfs \
@@ -108,6 +154,16 @@ podman_run() {
 	id=$(podman inspect -f '{{.Id}}' p1 2>/dev/null)
 	check "podman container io.weight default 600" grep -qx "default 600" $CG/demo2/libpod-$id/io.weight
 	podman rm -f -t 0 p1 > /dev/null 2>&1
+	# a podman container in machine.slice claiming to be a pod sandbox
+	mkdir -p $CG/machine.slice
+	echo "+io" > $CG/cgroup.subtree_control
+	before=$(cat $CG/machine.slice/io.weight 2>/dev/null)
+	check "podman container claiming to be a sandbox does not start" bash -c "! timeout 120 podman --log-level=error run --rm \
+		--name p2 --network none --cgroup-manager cgroupfs --cgroup-parent /machine.slice \
+		--annotation io.kubernetes.cri.container-type=sandbox --annotation io.kubernetes.cri.sandbox-id=libpod \
+		--annotation ioweight.dev/weight=1000 --rootfs /tmp/rootfs true"
+	check "... and machine.slice io.weight is untouched" test "$(cat $CG/machine.slice/io.weight 2>/dev/null)" = "$before"
+	podman rm -f -t 0 p2 > /dev/null 2>&1
 	check "podman uninstall" "$HOOK" install --runtime podman --uninstall
 	check "hooks.d entry removed" test ! -e $f
 }
@@ -115,6 +171,8 @@ podman_run() {
 main() {
 	write_config
 	pod_prestart
+	shared_parent_claim
+	not_cgroup2
 	containerd_install_and_runc
 	podman_run
 	echo "1..$n"
