@@ -12,8 +12,12 @@
 #   3. the installer image (OCI archive) and deploy/tests/installer-test.sh
 #      against a fake node;
 #   4. in the guest, booted from the VARIANT kernel (default ioweight):
-#      deploy/tests/guest/deb-check.sh (dpkg -i, version, dpkg -r / -P);
-#      skipped, and said so, when the kernel or the guest image is missing.
+#      deploy/tests/guest/deb-check.sh (dpkg -i, version, dpkg -r / -P), and
+#      deploy/tests/guest/installer-check.sh (the DaemonSet's pod, its fields
+#      turned into a `ctr run` by deploy/tests/pod-to-ctr.py, installs the
+#      hook into the guest's containerd, a container gets its weight, SIGTERM
+#      uninstalls byte for byte); skipped, and said so, when the kernel or
+#      the guest image is missing.
 # --rev builds the package and the image from a git revision instead of the
 # work tree.
 set -euo pipefail
@@ -73,6 +77,8 @@ if add_cmd installer-image nice -n 10 deploy/kubernetes/image/build.sh "${rev[@]
 	add_line "installer entrypoint on a fake node" "$log/installer-test.log"
 else
 	hook=""
+	# no stale archive for the guest test: it skips, this failure counts
+	rm -f build/deploy/installer-image.oci.tar
 	echo "---- installer entrypoint: not run, the image did not build"
 fi
 
@@ -86,25 +92,28 @@ python3 deploy/check-manifests.py --selftest > "$log/manifests-selftest.log" 2>&
 grep -E '^not ok|^#' "$log/manifests-selftest.log" || true
 add_line "manifest checker selftest" "$log/manifests-selftest.log"
 
-step "the hook package in the guest ($kvariant kernel)"
+step "the hook package and the installer pod in the guest ($kvariant kernel)"
 bz=build/kernel-$kvariant/arch/x86/boot/bzImage
 if [ ! -f "$bz" ] || [ ! -f build/vm/root.img ]; then
-	echo "---- guest deb-check: SKIPPED, no $( [ -f "$bz" ] && echo guest image build/vm/root.img || echo "kernel $bz") (make kernel image)"
+	echo "---- guest: SKIPPED, no $( [ -f "$bz" ] && echo guest image build/vm/root.img || echo "kernel $bz") (make kernel image)"
 	skip=$((skip + 1))
 elif ! ls build/deb/ioweight-hook_*_amd64.deb > /dev/null 2>&1; then
-	fail=$((fail + 1)); echo "---- guest deb-check: no package was built, counted as 1 failure"
+	fail=$((fail + 1)); echo "---- guest: no package was built, counted as 1 failure"
 else
 	rundir=build/test/run-deploy
 	rm -rf "$rundir"
-	vm/run.sh --kernel "$kvariant" --timeout 300 --run-dir "$rundir" \
+	# the pod as the manifests describe it; the guest has no systemd
+	python3 deploy/tests/pod-to-ctr.py build/deploy/pod --set CONTAINERD_RESTART=kill
+	vm/run.sh --kernel "$kvariant" --timeout 600 --run-dir "$rundir" \
 		-- /ioweight/vm/tap-runner.sh -r "/ioweight/$rundir/results" \
-		/ioweight/deploy/tests/guest/deb-check.sh > "$log/guest.log" 2>&1 || true
-	grep -E '(not ok|# deb-check|tap-runner:)' "$log/guest.log" || true
+		/ioweight/deploy/tests/guest/deb-check.sh \
+		/ioweight/deploy/tests/guest/installer-check.sh > "$log/guest.log" 2>&1 || true
+	grep -E '(not ok|# (deb|installer)-check|tap-runner:|Bail)' "$log/guest.log" || true
 	if [ -s "$rundir/results" ] && read -r p f s t < "$rundir/results"; then
 		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + ${s:-0})) todo=$((todo + ${t:-0}))
-		echo "---- guest deb-check: $p passed, $f failed, ${s:-0} skipped, ${t:-0} todo"
+		echo "---- guest: $p passed, $f failed, ${s:-0} skipped, ${t:-0} todo (log $log/guest.log)"
 	else
-		fail=$((fail + 1)); echo "---- guest deb-check: the guest run broke (log $log/guest.log), counted as 1 failure"
+		fail=$((fail + 1)); echo "---- guest: the guest run broke (log $log/guest.log), counted as 1 failure"
 		tail -n 20 "$log/guest.log" | sed 's/^/    /'
 	fi
 fi
