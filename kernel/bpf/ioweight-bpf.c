@@ -46,7 +46,7 @@
  */
 #define IOW_PROG_TYPE_IO_COST	((enum bpf_prog_type)(BPF_PROG_TYPE_SYSCALL + 1))
 #ifndef BLKBPFIOCOST
-#define BLKBPFIOCOST		_IO(0x12, 128)
+#define BLKBPFIOCOST		_IO(0x12, 129)
 #endif
 
 #define COST_MODEL_FILE		"/sys/fs/cgroup/io.weight.cost_model"

@@ -21,14 +21,19 @@ n=$(git -C "$tree" rev-list --count "$base..HEAD")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 git -C "$tree" format-patch -q --no-signature --zero-commit -N -o "$tmp" "$base..HEAD"
-rm -f "$top"/kernel/patches/*.patch
+# the cover letter is written by hand and kept; it is not applied
+cover=0000-cover-letter.patch
+find "$top/kernel/patches" -name '*.patch' ! -name "$cover" -delete 2>/dev/null || true
 mkdir -p "$top/kernel/patches"
 cp "$tmp"/*.patch "$top/kernel/patches/"
 {
 	echo "# Applied in order onto Debian's linux-source-6.1 by kernel/scripts/tree.sh."
 	echo "# Regenerate with 'make kernel-refresh' after committing in build/linux."
+	echo "# patches/$cover is the series' cover letter (not applied)."
 	(cd "$tmp" && ls -1 *.patch)
 } > "$top/kernel/series"
+[ -f "$top/kernel/patches/$cover" ] ||
+	echo "refresh.sh: warning: no kernel/patches/$cover (write the cover letter)" >&2
 # tree.sh would otherwise re-apply the same patches on its next run
 (cd "$top/kernel" && sed -e 's/#.*//' -e '/^[[:space:]]*$/d' series |
 	while read -r p; do sha1sum "patches/$p"; done | sha1sum | cut -d' ' -f1) > "$tree/.git/series-applied"

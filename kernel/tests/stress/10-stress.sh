@@ -3,9 +3,13 @@
 # runs in several cgroups on three devices, keep enabling/disabling the
 # controller, switching cost models and vrate bounds, changing weights,
 # killing and removing cgroups with IO in flight, and powering a configfs
-# null_blk off and on under IO. Every step is bounded: a step that does not
-# finish in time is a hang. Afterwards the devices must still do IO and the
-# kernel log must hold no splat.
+# null_blk off and on under IO; meanwhile the root files are read in a loop
+# and blk-throttle holds one group's reads back on the same device, so that
+# its timer takes the queue lock in softirq context (a root file read that
+# enabled interrupts under that lock is then a lockdep report). Every step
+# is bounded: a step that does not finish in time is a hang. Afterwards the
+# devices must still do IO and the kernel log must hold no splat. It fails,
+# rather than passing quietly, on a kernel without lockdep or KASAN.
 source /ioweight/vm/tap.sh
 source /ioweight/kernel/tests/lib/iow.sh
 
@@ -24,10 +28,49 @@ setup() {
 	for d in /dev/vdb /dev/nullb0; do [ ! -b "$d" ] || devs+=("$d"); done
 	[ "${#devs[@]}" -gt 0 ] || tap_skip_all "no test device"
 	dmesg_from=$(dmesg | wc -l)
+	# the checkers this test relies on must really be there
+	tap_eq "lockdep is on (/proc/lockdep)" yes "$([ -e /proc/lockdep ] && echo yes || echo no)"
+	tap_eq "KASAN is on (boot log)" yes "$(dmesg | grep -q 'KernelAddressSanitizer initialized' && echo yes || echo no)"
 	cg_make s/g1 s/g2 s/g3 s/g4
 }
 
+reader_pid=
+
+# read both root files in a loop (each read walks every device's group
+# under the queue lock), counting the reads in $IOW_TMP/root-reads
+start_root_reader() {
+	local qf mf
+	qf=$(iow_qos_file); mf=$(iow_model_file)
+	(
+		n=0
+		while cat "$qf" "$mf" > /dev/null; do
+			n=$((n + 1))
+			echo "$n" > "$IOW_TMP/root-reads"
+		done
+	) &
+	reader_pid=$!
+}
+
+stop_root_reader() {
+	[ -z "$reader_pid" ] || kill "$reader_pid" 2> /dev/null || true
+	[ -z "$reader_pid" ] || wait "$reader_pid" 2> /dev/null || true
+	reader_pid=
+}
+
+# blk-throttle on the first device: s/g1's reads are held to 200 IOPS, so
+# bios queue in blk-throttle and its timer runs
+start_throttle() {
+	local r
+	if [ ! -e "$IOW_CG/s/g1/io.max" ]; then
+		tap_fail "blk-throttle is active beside the controller" "no io.max: kernel without CONFIG_BLK_DEV_THROTTLING"
+		return
+	fi
+	r=$(cg_write "$IOW_CG/s/g1/io.max" "$(dev_majmin "${devs[0]}") riops=200")
+	tap_eq "blk-throttle is active beside the controller (io.max riops=200)" OK "$r"
+}
+
 cleanup() {
+	stop_root_reader
 	fio_stop "${jobs_running[@]}" 2> /dev/null
 	cg_kill_rm s
 	nullb_remove "$hot" 2> /dev/null || true
@@ -166,9 +209,15 @@ no_splat() {
 
 setup
 echo "# controller $(iow_kind), devices ${devs[*]} + configfs $hot, ${DURATION}s, seed ${STRESS_SEED:-4242}"
+start_throttle
 start_io
+rm -f "$IOW_TMP/root-reads"
+start_root_reader
 if hot_add; then tap_ok "configfs null_blk added with IO running"; else tap_fail "configfs null_blk added with IO running"; fi
 stress_loop
+stop_root_reader
+reads=$(cat "$IOW_TMP/root-reads" 2> /dev/null || echo 0)
+tap_check "the root files were read during the stress ($reads reads)" test "$reads" -gt 0
 still_works
 no_splat
 tap_done
