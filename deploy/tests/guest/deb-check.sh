@@ -32,7 +32,13 @@ conffile=/etc/ioweight/conf.d/50-default.json
 
 echo "1..16"
 echo "# $(basename "$deb") on $(. /etc/os-release && echo "$PRETTY_NAME"), kernel $(uname -r)"
-sums_before=$(sha256sum /etc/containerd/config.toml 2>/dev/null; ls -la /usr/local/sbin /etc/containerd 2>/dev/null)
+# what a runtime reads: containerd's config, the wrapper's place, hooks.d
+runtime_files() {
+	local d=(/etc/containerd /usr/local/sbin /usr/share/containers/oci/hooks.d /etc/crio)
+	{ find "${d[@]}" -type f -print0 2>/dev/null | sort -z | xargs -0 -r sha256sum
+	  find "${d[@]}" 2>/dev/null | sort; } > "$1"
+}
+runtime_files /tmp/runtime-before
 
 check "dpkg -i installs the package" dpkg -i "$deb"
 check "dpkg says it is installed" bash -c "dpkg-query -W -f='\${Status}' ioweight-hook | grep -qx 'install ok installed'"
@@ -43,8 +49,8 @@ check "$conffile is cni-like-config/default.json" cmp "$conffile" "$SRC/cni-like
 check "validate accepts the packaged config" ioweight-hook validate /etc/ioweight/conf.d
 check "the package has no maintainer scripts" \
 	bash -c "! ls /var/lib/dpkg/info/ioweight-hook.{preinst,postinst,prerm,postrm,config} 2>/dev/null | grep -q ."
-check "installing the package changed no runtime config" \
-	test "$sums_before" = "$(sha256sum /etc/containerd/config.toml 2>/dev/null; ls -la /usr/local/sbin /etc/containerd 2>/dev/null)"
+runtime_files /tmp/runtime-after
+check "installing the package changed no runtime config" diff /tmp/runtime-before /tmp/runtime-after
 check "install --dry-run wires containerd to the packaged binary" \
 	bash -c "ioweight-hook install --runtime containerd --dry-run | grep -q \"'/usr/bin/ioweight-hook'\""
 
