@@ -54,10 +54,16 @@ version=$(sed -n 's/^#define IOWEIGHT_VERSION "\(.*\)"$/\1/p' "$src/oci-hook/src
 image_ref=localhost/ioweight/installer:$version
 
 build_hook() {
-	local libs
+	local libs pkgs link
 	step "building the hook with static yajl and libseccomp (build/deploy/hook)"
-	nice -n 10 make -s -C "$src/oci-hook" BUILD="$out/hook" \
-		PKG_LIBS="-Wl,-Bstatic -lyajl_s -lseccomp -Wl,-Bdynamic" "$out/hook/ioweight-hook"
+	# the Makefile's own library list, with yajl and libseccomp swapped for
+	# their static archives (Debian's libyajl-dev ships libyajl_s.a)
+	pkgs=$(make -s -C "$src/oci-hook" --eval 'deploy-print-pkgs: ; @echo $(PKGS)' deploy-print-pkgs)
+	link=$(pkg-config --libs $pkgs | sed -e 's/-lyajl\b/-l:libyajl_s.a/' -e 's/-lseccomp\b/-l:libseccomp.a/')
+	case $link in *-l:libyajl_s.a*-l:libseccomp.a*|*-l:libseccomp.a*-l:libyajl_s.a*) ;;
+	*) die "cannot link yajl and libseccomp statically from \`$link\` (PKGS: $pkgs)" ;;
+	esac
+	nice -n 10 make -s -C "$src/oci-hook" BUILD="$out/hook" PKG_LIBS="$link" "$out/hook/ioweight-hook"
 	libs=$(ldd "$out/hook/ioweight-hook" | awk '{ print $1 }' | sed 's|.*/||' | sort | xargs)
 	case " $libs " in
 	*yajl*|*seccomp*) die "the image's hook still links $libs dynamically" ;;
@@ -152,6 +158,7 @@ main() {
 	local t0
 	t0=$(date +%s)
 	mkdir -p "$out"
+	"$top/vm/deps.sh" "$top/deploy/host-packages.txt" "$top/oci-hook/host-packages.txt"
 	command -v jq > /dev/null || die "jq missing (apt-get install jq)"
 	[ -x /bin/busybox ] && /bin/busybox --list | grep -qx nsenter ||
 		die "/bin/busybox with nsenter missing (apt-get install busybox-static)"
