@@ -154,15 +154,17 @@ podman_run() {
 	id=$(podman inspect -f '{{.Id}}' p1 2>/dev/null)
 	check "podman container io.weight default 600" grep -qx "default 600" $CG/demo2/libpod-$id/io.weight
 	podman rm -f -t 0 p1 > /dev/null 2>&1
-	# a podman container in machine.slice claiming to be a pod sandbox
-	mkdir -p $CG/machine.slice
-	echo "+io" > $CG/cgroup.subtree_control
-	before=$(cat $CG/machine.slice/io.weight 2>/dev/null)
+	# a podman container claiming to be a pod sandbox, in a parent shared
+	# with others (podman's cgroupfs manager takes no .slice parent)
+	mkdir -p $CG/machine
+	before=$(cat $CG/machine/io.weight 2>/dev/null)
 	check "podman container claiming to be a sandbox does not start" bash -c "! timeout 120 podman --log-level=error run --rm \
-		--name p2 --network none --cgroup-manager cgroupfs --cgroup-parent /machine.slice \
+		--name p2 --network none --cgroup-manager cgroupfs --cgroup-parent /machine \
 		--annotation io.kubernetes.cri.container-type=sandbox --annotation io.kubernetes.cri.sandbox-id=libpod \
 		--annotation ioweight.dev/weight=1000 --rootfs /tmp/rootfs true"
-	check "... and machine.slice io.weight is untouched" test "$(cat $CG/machine.slice/io.weight 2>/dev/null)" = "$before"
+	check "... refused by the hook, which says why" \
+		grep -q 'cgroup /machine/libpod-[0-9a-f]* is not a container of a kubelet pod cgroup' $LOG
+	check "... and /machine io.weight is untouched" test "$(cat $CG/machine/io.weight 2>/dev/null)" = "$before"
 	podman rm -f -t 0 p2 > /dev/null 2>&1
 	check "podman uninstall" "$HOOK" install --runtime podman --uninstall
 	check "hooks.d entry removed" test ! -e $f
