@@ -78,6 +78,7 @@ static const char *pod_label(const struct oci_state *st, const char *ctr_cg, cha
 {
 	const char *name = state_annotation(st, "io.kubernetes.cri.sandbox-name");
 	const char *ns = state_annotation(st, "io.kubernetes.cri.sandbox-namespace");
+
 	if (!name)
 		name = state_annotation(st, "io.kubernetes.pod.name");
 	if (!ns)

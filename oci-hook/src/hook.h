@@ -2,9 +2,11 @@
 /*
  * hook.h - the prestart/createRuntime pipeline, in its fixed order:
  * read input -> config -> log -> cgroup -> annotations -> pod -> request ->
- * devices -> plan -> sandbox -> apply -> log decisions.
+ * devices (the config's list) -> plan -> open and check the cgroup
+ * directories -> sandbox (Landlock, seccomp) -> apply -> log decisions.
  * `explain` runs the same pipeline with dry_run set (no log, no sandbox,
- * no writes) and prints the plan.
+ * no writes) and prints the plan.  hook_error_verdict() is the one place
+ * that decides what an error does to the container start.
  */
 #ifndef IOWEIGHT_HOOK_H
 #define IOWEIGHT_HOOK_H
