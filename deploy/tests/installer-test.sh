@@ -36,9 +36,9 @@ check() {	# check "description" command...
 }
 # wait_for SECONDS command...: poll a condition, bounded
 wait_for() {
-	local limit=$(( $1 * 10 )) i=0; shift
+	local deadline=$((SECONDS + $1)); shift
 	until "$@" 2> /dev/null; do
-		i=$((i + 1)); [ "$i" -le "$limit" ] || return 1
+		[ "$SECONDS" -lt "$deadline" ] || return 1
 		sleep 0.1
 	done
 }

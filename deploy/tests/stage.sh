@@ -104,7 +104,7 @@ else
 	rm -rf "$rundir"
 	# the pod as the manifests describe it; the guest has no systemd
 	python3 deploy/tests/pod-to-ctr.py build/deploy/pod --set CONTAINERD_RESTART=kill
-	vm/run.sh --kernel "$kvariant" --timeout 600 --run-dir "$rundir" \
+	vm/run.sh --kernel "$kvariant" --timeout 1200 --run-dir "$rundir" \
 		-- /ioweight/vm/tap-runner.sh -r "/ioweight/$rundir/results" \
 		/ioweight/deploy/tests/guest/deb-check.sh \
 		/ioweight/deploy/tests/guest/installer-check.sh > "$log/guest.log" 2>&1 || true

@@ -31,13 +31,15 @@ check() {	# check "description" command...
 	fi
 }
 bail() { echo "Bail out! $*"; [ ! -f /tmp/installer.log ] || sed 's/^/#   /' /tmp/installer.log | tail -n 20; exit 1; }
-wait_for() {	# wait_for SECONDS command...: poll, bounded
-	local limit=$(( $1 * 10 )) i=0; shift
+wait_for() {	# wait_for SECONDS command...: poll until true, at most SECONDS of wall time
+	local deadline=$((SECONDS + $1)); shift
 	until "$@" > /dev/null 2>&1; do
-		i=$((i + 1)); [ "$i" -le "$limit" ] || return 1
-		sleep 0.1
+		[ "$SECONDS" -lt "$deadline" ] || return 1
+		sleep 0.2
 	done
 }
+t_start=$SECONDS
+stamp() { echo "# [+$((SECONDS - t_start))s] $*"; }
 ctrd_pid() { pgrep -x containerd | head -n 1; }
 # the node's files the installer may touch, with their contents
 snapshot() {
@@ -56,7 +58,7 @@ image=$(cat "$OUT/image")
 t0=$(date +%s%N)
 ctr -n $NS images import "$ARCHIVE" > /tmp/import.log 2>&1 ||
 	{ cat /tmp/import.log; bail "ctr images import failed"; }
-echo "# imported $image in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+stamp "imported $image in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 
 mkdir -p /etc/ioweight
 snapshot /tmp/before
@@ -74,7 +76,7 @@ done < "$OUT/ctr-args"
 while IFS= read -r d; do mkdir -p "$d"; done < "$OUT/mkdirs"
 state=$(awk '$1 == "state" { print "/run/ioweight-test/state" }' "$OUT/emptydirs")
 [ -n "$state" ] || bail "the DaemonSet has no emptyDir named state for the readiness file"
-echo "# ctr run ${args[*]}"
+stamp "ctr run ${args[*]}"
 ctr -n $NS run -d --log-uri "file:///tmp/installer.log" "${args[@]}" > /tmp/run.out 2>&1 ||
 	{ cat /tmp/run.out; bail "ctr run of the installer failed"; }
 
@@ -83,6 +85,7 @@ if wait_for 120 test -f "$state/ready"; then
 else
 	echo "not ok $((n += 1)) - the installer pod becomes ready"; failed=$((failed + 1))
 fi
+stamp "the installer pod is ready"
 sed 's/^/#   | /' /tmp/installer.log
 check "the hook is on the node at /usr/local/bin/ioweight-hook" /usr/local/bin/ioweight-hook version
 check "the ConfigMap's file is in /etc/ioweight/conf.d" cmp "$OUT/configmap/50-default.json" /etc/ioweight/conf.d/50-default.json
@@ -93,6 +96,7 @@ check "the installer pod survived the containerd restart" \
 	bash -c "ctr -n $NS task ls | grep -q '^ioweight-installer .*RUNNING'"
 
 # the next container, through the wrapper the pod installed
+stamp "a container through the wrapper"
 mkdir -p $CG/demo
 ctr -n $NS run -d --runc-binary /usr/local/sbin/ioweight-runc --cgroup /demo/w1 \
 	--annotation ioweight.dev/weight=500 "$image" w1 sleep 60 > /tmp/w1.out 2>&1
@@ -103,6 +107,7 @@ wait_for 20 bash -c "! ctr -n $NS task ls | grep -q '^w1 '"
 ctr -n $NS task rm w1 > /dev/null 2>&1; ctr -n $NS containers rm w1 > /dev/null 2>&1
 
 # pod deletion: SIGTERM, bounded wait for the task to stop
+stamp "SIGTERM to the installer pod"
 pid1=$(ctrd_pid)
 ctr -n $NS task kill -s TERM ioweight-installer > /dev/null 2>&1
 if wait_for 120 bash -c "ctr -n $NS task ls | grep -q '^ioweight-installer .*STOPPED'"; then
@@ -110,13 +115,15 @@ if wait_for 120 bash -c "ctr -n $NS task ls | grep -q '^ioweight-installer .*STO
 else
 	echo "not ok $((n += 1)) - the installer pod stops on SIGTERM"; failed=$((failed + 1))
 fi
+stamp "the installer pod stopped"
 sed 's/^/#   | /' /tmp/installer.log | tail -n 12
 check "containerd was restarted after the uninstall" \
 	bash -c "p=\$(pgrep -x containerd | head -n1); [ -n \"\$p\" ] && [ \"\$p\" != '$pid1' ]"
+wait_for 60 ctr version
 snapshot /tmp/after
 check "containerd's files and /usr/local, /etc/ioweight are byte-identical to before" diff /tmp/before /tmp/after
 check "the restarted containerd has no ioweight handler" \
-	bash -c "wait_ctr() { for i in \$(seq 100); do ctr version > /dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }; wait_ctr && ! containerd config dump | grep -q ioweight"
+	bash -c "! containerd config dump | grep -q ioweight"
 ctr -n $NS task rm ioweight-installer > /dev/null 2>&1; ctr -n $NS containers rm ioweight-installer > /dev/null 2>&1
 touch /tmp/stop-containerd
 pkill -x containerd
