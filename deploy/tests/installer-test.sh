@@ -48,7 +48,7 @@ cleanup() {
 	[ -z "$sup_pid" ] || kill "$sup_pid" 2> /dev/null
 	pkill_containerd
 	umount -R "$rootfs/host" "$rootfs/config" "$rootfs/proc" "$rootfs/run" 2> /dev/null
-	[ -n "${KEEP_TMP:-}" ] && echo "# kept $T" || rm -rf "$T"
+	if [ -n "${KEEP_TMP:-}" ]; then echo "# kept $T"; else rm -rf "$T"; fi
 }
 trap cleanup EXIT
 

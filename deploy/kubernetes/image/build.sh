@@ -59,6 +59,8 @@ build_hook() {
 	# the Makefile's own library list, with yajl and libseccomp swapped for
 	# their static archives (Debian's libyajl-dev ships libyajl_s.a)
 	pkgs=$(make -s -C "$src/oci-hook" --eval 'deploy-print-pkgs: ; @echo $(PKGS)' deploy-print-pkgs)
+	# one word per package
+	# shellcheck disable=SC2086
 	link=$(pkg-config --libs $pkgs | sed -e 's/-lyajl\b/-l:libyajl_s.a/' -e 's/-lseccomp\b/-l:libseccomp.a/')
 	case $link in *-l:libyajl_s.a*-l:libseccomp.a*|*-l:libseccomp.a*-l:libyajl_s.a*) ;;
 	*) die "cannot link yajl and libseccomp statically from \`$link\` (PKGS: $pkgs)" ;;
@@ -118,7 +120,7 @@ add_blob() {
 }
 
 build_oci_archive() {
-	local archive=$1 d=$out/oci diff_id layer cfg man
+	local archive=$1 d=$out/oci diff_id
 	rm -rf "$d" && mkdir -p "$d/blobs/sha256"
 	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$rootfs" -cf "$d/layer.tar" .
 	diff_id=sha256:$(sha256sum "$d/layer.tar" | cut -d' ' -f1)
@@ -160,7 +162,8 @@ main() {
 	mkdir -p "$out"
 	"$top/vm/deps.sh" "$top/deploy/host-packages.txt" "$top/oci-hook/host-packages.txt"
 	command -v jq > /dev/null || die "jq missing (apt-get install jq)"
-	[ -x /bin/busybox ] && /bin/busybox --list | grep -qx nsenter ||
+	# (no `busybox --list | grep -q`: grep's early exit would fail the pipe)
+	[ -x /bin/busybox ] && [[ $'\n'$(/bin/busybox --list)$'\n' == *$'\n'nsenter$'\n'* ]] ||
 		die "/bin/busybox with nsenter missing (apt-get install busybox-static)"
 	build_hook
 	step "image rootfs ($(image_inputs | wc -l) host files + entrypoint.sh)"

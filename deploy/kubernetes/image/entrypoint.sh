@@ -1,5 +1,7 @@
 #!/bin/sh
-# entrypoint.sh - the ioweight installer DaemonSet's container (busybox sh).
+# shellcheck shell=dash
+# entrypoint.sh - the ioweight installer DaemonSet's container (busybox ash:
+# POSIX sh plus `local`, checked as dash).
 #
 # On start:
 #   1. check the ConfigMap's files (copied out of /config) with the image's
