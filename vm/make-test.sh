@@ -36,7 +36,8 @@ collect() {
 }
 
 mkdir -p build/test
-rm -f build/test/*.results
+# each stage removes its own results file first: never another run's (two
+# make-test.sh runs with different STAGES may share build/test)
 
 if has build; then
 	step "build: kernel ($kvariant), guest image, hook"
@@ -51,6 +52,7 @@ fi
 
 if has hook && [ -f oci-hook/Makefile ]; then
 	step "hook: unit tests on the host"
+	rm -f build/test/hook.results
 	if make -s -C oci-hook check 2>&1 | tee build/test/hook.log; then :; fi
 	line=$(grep -E '^hook: [0-9]+ passed, [0-9]+ failed' build/test/hook.log | tail -n1 || true)
 	# cmocka's skip() lines: "[  SKIPPED ] N test(s), listed below:"
@@ -64,6 +66,7 @@ fi
 
 if has bench && [ -x bench/selftest.sh ]; then
 	step "bench: the harness's resume, skip and budget logic on the host (stand-in guest)"
+	rm -f build/test/bench.results
 	if bench/selftest.sh 2>&1 | tee build/test/bench.log; then :; fi
 	line=$(grep -E '\] [0-9]+ passed, [0-9]+ failed \(' build/test/bench.log | tail -n1 || true)
 	if [ -n "$line" ]; then
@@ -117,12 +120,14 @@ fi
 
 if has e2e && [ -x e2e/run.sh ]; then
 	step "guest: e2e suite (containerd + hook + pods)"
+	rm -f build/test/e2e.results
 	if e2e/run.sh --results build/test/e2e.results; then :; fi
 	collect "e2e" build/test/e2e.results
 fi
 
 if has deploy && [ -x deploy/tests/stage.sh ]; then
 	step "deploy: Kubernetes manifests, the hook .deb (lintian), the installer image, the .deb in the guest"
+	rm -f build/test/deploy.results
 	if nice -n 10 deploy/tests/stage.sh --kernel "$kvariant" --results build/test/deploy.results; then :; fi
 	collect "deploy" build/test/deploy.results
 fi
