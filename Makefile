@@ -20,7 +20,7 @@ BZIMAGE = build/kernel-$(KVARIANT)/arch/x86/boot/bzImage
 HOST_PKGS := vm/host-packages.txt $(wildcard oci-hook/host-packages.txt)
 
 .PHONY: all deps kernel kernel-tree image hook hook-check hook-deb test demo bench \
-	bench-quick acceptance vm-shell test-stress kernel-refresh checkpatch clean distclean
+	bench-quick acceptance vm-shell test-stress kernel-refresh check-series checkpatch clean distclean
 
 all: kernel image hook
 
@@ -70,6 +70,11 @@ vm-shell: kernel image hook
 
 kernel-refresh:
 	@kernel/scripts/refresh.sh
+
+# every prefix of the series builds (W=1 on block/ and kernel/bpf/) and
+# passes checkpatch --strict
+check-series: deps
+	@kernel/scripts/check-series.sh
 
 checkpatch: kernel-tree
 	@cd build/linux && PATH=/usr/bin:$$PATH ./scripts/checkpatch.pl --strict -q \
