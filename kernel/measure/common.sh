@@ -44,6 +44,10 @@ measure_main() {
 		echo "JSON lines: $out"
 		exit "$rc"
 	fi
+	# a command that stops the script under set -e says where, so that a
+	# part that ends with no figures is not a silent exit 1
+	set -E
+	trap '_rc=$?; echo "# $(basename "$0"): stopped by a failed command at line $LINENO (exit $_rc)"' ERR
 	# shellcheck source=/dev/null
 	source /ioweight/vm/tap.sh
 	# shellcheck source=/dev/null
