@@ -2,15 +2,16 @@
 # `make acceptance`: the controller's acceptance measurements, judged.
 #
 #   kernel/measure/acceptance.sh [--kernel ioweight|baseline|PATH] [--no-build]
-#                                [--parts part1,part2[,matrix]] [--secs N]
+#                                [--parts part1,part2[,handover][,matrix]] [--secs N]
 #                                [--only DEV,DEV] [--out FILE]
 #
 # Runs kernel/measure/part1.sh (sharing at a fixed device rate; 10 s per
-# measurement), part2.sh (automatic parameters; 30 s per measurement) and
-# matrix.sh when it exists, each in its own guest boot, and judges every
-# figure they print: a JSON line with an "ok" field is a figure with a target
-# (the part script states the target and decides "ok"); the others
-# (no-control and solo references) are context. It takes tens of minutes.
+# measurement), part2.sh (automatic parameters; 30 s per measurement), and
+# handover.sh (a pod's removal) and matrix.sh when they exist, each in its
+# own guest boot, and judges every figure they print: a JSON line with an
+# "ok" field is a figure with a target (the part script states the target
+# and decides "ok"); the others (no-control and solo references) are
+# context. It takes tens of minutes.
 #
 # Writes one JSON document with every figure, the kernel's bzImage sha256
 # and the machine's load: for a standard run (no --parts, --secs or --only)
@@ -53,6 +54,7 @@ parse_args() {
 	[ -n "$parts$secs$only" ] || standard=1
 	if [ -z "$parts" ]; then
 		parts=part1,part2
+		[ ! -x kernel/measure/handover.sh ] || parts+=,handover
 		[ ! -x kernel/measure/matrix.sh ] || parts+=,matrix
 	fi
 }
@@ -128,8 +130,8 @@ judge() {
 	    if rc != 0 or not figs:
 	        doc["broken"].append(f"{p}: exit {rc}, {len(figs)} figures")
 	    for f in figs:
-	        name = f"{p} {f.get('dev', '?')} {f.get('figure', '?')}" + (
-	            f" {f['rw']}" if "rw" in f else "") + (f" {f['config']}" if "config" in f else "")
+	        name = " ".join([p, str(f.get("dev", "?")), str(f.get("figure", "?"))]
+	                        + [str(f[k]) for k in ("rw", "config", "path") if k in f])
 	        print(f"{'ok  ' if f['ok'] is True else 'MISS'} {name}")
 	        if f["ok"] is not True:
 	            doc["missed"].append(name)
