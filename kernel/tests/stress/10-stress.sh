@@ -46,6 +46,9 @@ start_root_reader() {
 		while cat "$qf" "$mf" > /dev/null; do
 			n=$((n + 1))
 			echo "$n" > "$IOW_TMP/root-reads"
+			# paced, not a synchronisation: a few reads a second are
+			# enough for lockdep, a tight loop starves the guest
+			sleep 0.2
 		done
 	) &
 	reader_pid=$!
