@@ -6,7 +6,8 @@
 #
 # Stages: host unit tests of the hook (and its fuzzers when FUZZ_SECONDS is
 # set), the benchmark harness's selftest (host, stand-in guest), the hook under real runc/containerd/podman in the guest, guest kernel tests on the ioweight kernel (KUnit results + TAP tests
-# in kernel/tests), the debug-kernel stress test when kernel/tests/stress
+# in kernel/tests), the series compiled with Debian's full configuration
+# (kconfig), the debug-kernel stress test when kernel/tests/stress
 # exists, and the e2e suite when e2e/run.sh exists. A stage that breaks
 # without reporting results counts as one failure, never as a pass.
 # Environment: KVARIANT (default ioweight), STAGES (default all), FUZZ_SECONDS.
@@ -17,7 +18,7 @@ cd "$top"
 kvariant=${KVARIANT:-ioweight}
 # the debug-kernel stress stage (PROVE_LOCKING, KASAN) adds ~10 min, and
 # ~15 min more the first time the debug kernel is built
-stages=${STAGES:-build hook bench fuzz kernel stress e2e deploy}
+stages=${STAGES:-build hook bench fuzz kernel stress kconfig e2e deploy}
 pass=0 fail=0 skip=0 todo=0
 t0=$(date +%s)
 
@@ -116,6 +117,16 @@ if has stress && [ -d kernel/tests/stress ]; then
 		--nullb "nr_devices=1 irqmode=2 completion_nsec=1000000 hw_queue_depth=2" \
 		-- /ioweight/vm/tap-runner.sh -r "/ioweight/$rundir/results" /ioweight/kernel/tests/stress || true
 	collect "debug-kernel stress" "$rundir/results"
+fi
+
+if has kconfig && [ -x kernel/scripts/deb.sh ]; then
+	step "kernel: the series' code compiled with Debian's full configuration"
+	if kernel/scripts/deb.sh --touched-only 2>&1 | tee build/test/kconfig.log; then
+		echo "1 0 0" > build/test/kconfig.results
+	else
+		echo "0 1 0" > build/test/kconfig.results
+	fi
+	collect "Debian-config compile of block/ and kernel/bpf/" build/test/kconfig.results
 fi
 
 if has e2e && [ -x e2e/run.sh ]; then
