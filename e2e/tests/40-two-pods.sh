@@ -81,9 +81,7 @@ e2e_log "removal: $ho"
 if [ "$delay" != none ] && at_least 2 "$delay"; then
 	tap_ok "removing a pod frees its share within 2 s (low reached $min IO/s ${delay}s after high's last IO)"
 else
-	# known controller gap (idle detection / lending): the remaining
-	# pod waits for the removed group to be noticed idle, up to ~15 s here
-	tap_todo "removing a pod frees its share within 2 s" "controller hands over late" "$ho"
+	tap_fail "removing a pod frees its share within 2 s" "$ho"
 fi
 mkdir -p "$(dirname "$results")"
 jq -n --argjson cap "$cap" --argjson lone "$lone" --argjson off "$off" --argjson pair "$pair" --argjson handover "$ho" \
