@@ -23,6 +23,11 @@ done
 die() { echo "build-image.sh: $*" >&2; exit 1; }
 step() { printf '[image %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 
+# one build at a time per output: two concurrent `make image` runs would
+# otherwise write the same rootfs and image
+mkdir -p "$dir"
+exec 9> "$out.lock"
+flock 9
 stamp=$(cat "${lists[@]}" "$0" "$top/vm/init-stub.sh" | sha1sum | cut -c1-16)
 if [ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ]; then
 	step "up to date ($out)"
