@@ -9,8 +9,12 @@
 #   fio-image.oci.tar   OCI image layout archive of localhost/ioweight/fio:e2e:
 #                       busybox-static, fio and the libraries `ldd` lists for
 #                       it, taken from the host (Debian bookworm, like the guest)
+#   pause-image.oci.tar localhost/ioweight/pause:e2e, the pod sandbox image
+#                       (containerd's CRI `sandbox_image` in the guest):
+#                       busybox-static's sleep, which the CRI plugin kills
+#                       with SIGKILL on StopPodSandbox
 #   containerd.img      ext4 image (label ioweight-ctrd) of a containerd 1.6
-#                       root where that archive is imported and unpacked
+#                       root where both archives are imported and unpacked
 #                       (overlayfs snapshotter) in the k8s.io namespace
 #
 # Why pre-import on the host: `ctr images import` in the TCG guest takes
@@ -23,6 +27,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/build/e2e
 image_ref=localhost/ioweight/fio:e2e
+pause_ref=localhost/ioweight/pause:e2e
 namespace=k8s.io
 force=${1:-}
 
@@ -88,9 +93,23 @@ build_rootfs() {
 		|| die "fio does not start inside the image rootfs $rootfs (missing library?)"
 }
 
+# The sandbox ("pause") image: only sleep, forever; it holds the pod's
+# namespaces and cgroup and does nothing else.
+build_pause_rootfs() {
+	local rootfs=$1
+	rm -rf "$rootfs"
+	mkdir -p "$rootfs"/{bin,dev,proc,sys,etc}
+	cp -a /bin/busybox "$rootfs/bin/busybox"
+	ln -s busybox "$rootfs/bin/sleep"
+	printf 'root:x:0:0:root:/:/bin/false\n' > "$rootfs/etc/passwd"
+	env -i /usr/sbin/chroot "$rootfs" /bin/sleep 0 \
+		|| die "sleep does not start inside the pause rootfs $rootfs"
+}
+
 # OCI image layout: one gzipped layer, config, manifest, index -> tar.
+#   build_oci_archive ROOTFS ARCHIVE REF IMAGE_CONFIG_JSON WHAT
 build_oci_archive() {
-	local rootfs=$1 archive=$2 d=$out/oci
+	local rootfs=$1 archive=$2 ref=$3 imgcfg=$4 what=$5 d=$out/oci
 	rm -rf "$d" && mkdir -p "$d/blobs/sha256"
 	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
 		-C "$rootfs" -cf "$d/layer.tar" .
@@ -101,13 +120,12 @@ build_oci_archive() {
 	layer_size=$(stat -c %s "$d/layer.tar.gz")
 	mv "$d/layer.tar.gz" "$d/blobs/sha256/$layer_digest"
 
-	jq -cn --arg diff "sha256:$diff_id" '{
+	jq -cn --arg diff "sha256:$diff_id" --argjson cfg "$imgcfg" --arg what "$what" '{
 		architecture: "amd64", os: "linux",
 		created: "1970-01-01T00:00:00Z",
-		config: { Env: ["PATH=/usr/bin:/bin"], Cmd: ["/bin/sh"], WorkingDir: "/" },
+		config: $cfg,
 		rootfs: { type: "layers", diff_ids: [$diff] },
-		history: [ { created: "1970-01-01T00:00:00Z",
-			     created_by: "e2e/image.sh: busybox-static + fio from the build host" } ]
+		history: [ { created: "1970-01-01T00:00:00Z", created_by: ("e2e/image.sh: " + $what) } ]
 	}' > "$d/config.json"
 	cfg_digest=$(sha256sum "$d/config.json" | cut -d' ' -f1)
 	cfg_size=$(stat -c %s "$d/config.json")
@@ -124,7 +142,7 @@ build_oci_archive() {
 	man_size=$(stat -c %s "$d/manifest.json")
 	mv "$d/manifest.json" "$d/blobs/sha256/$man_digest"
 
-	jq -cn --arg md "sha256:$man_digest" --argjson ms "$man_size" --arg ref "$image_ref" '{
+	jq -cn --arg md "sha256:$man_digest" --argjson ms "$man_size" --arg ref "$ref" '{
 		schemaVersion: 2,
 		manifests: [ { mediaType: "application/vnd.oci.image.manifest.v1+json",
 			       digest: $md, size: $ms,
@@ -152,7 +170,7 @@ stop_private_containerd() {
 }
 
 preimport() {
-	local archive=$1 root=$out/ctrd-root state sock cfg i
+	local root=$out/ctrd-root state sock cfg i archive ref
 	state=$(mktemp -d /run/ioweight-e2e-ctrd.XXXXXX)
 	sock=$state/containerd.sock cfg=$state/config.toml
 	rm -rf "$root" && mkdir -p "$root"
@@ -182,13 +200,18 @@ preimport() {
 		[ "$i" -lt 150 ] || die "private containerd not ready after 15 s (log $out/ctrd-host.log)"
 		sleep 0.1
 	done
-	ctr -a "$sock" -n "$namespace" images import --snapshotter overlayfs "$archive" > "$out/import.log" 2>&1 \
-		|| { cat "$out/import.log" >&2; die "ctr images import failed"; }
-	ctr -a "$sock" -n "$namespace" images check | grep -q "$image_ref.*complete" \
-		|| die "image $image_ref not complete after import"
-	# unpacked: the overlayfs snapshot of the layer must exist
-	ctr -a "$sock" -n "$namespace" snapshots --snapshotter overlayfs ls | grep -q Committed \
-		|| die "image $image_ref was not unpacked into the overlayfs snapshotter"
+	: > "$out/import.log"
+	for archive in "$@"; do
+		ctr -a "$sock" -n "$namespace" images import --snapshotter overlayfs "$archive" >> "$out/import.log" 2>&1 \
+			|| { cat "$out/import.log" >&2; die "ctr images import $archive failed"; }
+	done
+	for ref in "$image_ref" "$pause_ref"; do
+		ctr -a "$sock" -n "$namespace" images check | grep -q "^$ref .*complete" \
+			|| die "image $ref not complete after import"
+	done
+	# unpacked: the overlayfs snapshot of each image's layer must exist
+	[ "$(ctr -a "$sock" -n "$namespace" snapshots --snapshotter overlayfs ls | grep -c Committed)" -ge 2 ] \
+		|| die "the images were not unpacked into the overlayfs snapshotter"
 	stop_private_containerd
 	rm -rf "$state"
 	trap - EXIT
@@ -209,6 +232,7 @@ main() {
 	local key t0
 	key=$(cache_key)
 	if [ "$force" != --force ] && [ -f "$out/containerd.img" ] && [ -f "$out/fio-image.oci.tar" ] &&
+	   [ -f "$out/pause-image.oci.tar" ] &&
 	   [ "$(cat "$out/containerd.img.stamp" 2>/dev/null)" = "$key" ]; then
 		step "up to date (build/e2e/containerd.img, key $key)"
 		return 0
@@ -217,12 +241,19 @@ main() {
 	step "building the image rootfs (busybox-static, fio + $(image_inputs | wc -l) files)"
 	build_rootfs "$out/image-rootfs"
 	step "packing the OCI archive $image_ref"
-	build_oci_archive "$out/image-rootfs" "$out/fio-image.oci.tar"
+	build_oci_archive "$out/image-rootfs" "$out/fio-image.oci.tar" "$image_ref" \
+		'{"Env": ["PATH=/usr/bin:/bin"], "Cmd": ["/bin/sh"], "WorkingDir": "/"}' \
+		"busybox-static + fio from the build host"
+	step "packing the pod sandbox image $pause_ref"
+	build_pause_rootfs "$out/pause-rootfs"
+	build_oci_archive "$out/pause-rootfs" "$out/pause-image.oci.tar" "$pause_ref" \
+		'{"Entrypoint": ["/bin/sleep", "2147483647"], "WorkingDir": "/"}' \
+		"pod sandbox: busybox-static sleep"
 	step "pre-importing with a private host containerd ($(containerd --version | awk '{print $3}'))"
-	preimport "$out/fio-image.oci.tar"
+	preimport "$out/fio-image.oci.tar" "$out/pause-image.oci.tar"
 	step "packing the containerd root into build/e2e/containerd.img (mkfs.ext4 -d)"
 	pack_ext4 "$out/ctrd-root" "$out/containerd.img"
-	rm -rf "$out/ctrd-root" "$out/image-rootfs"
+	rm -rf "$out/ctrd-root" "$out/image-rootfs" "$out/pause-rootfs"
 	echo "$key" > "$out/containerd.img.stamp"
 	step "done in $(( ($(date +%s%N) - t0) / 1000000 )) ms: $(du -h --apparent-size "$out/fio-image.oci.tar" | cut -f1) archive"
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end suite: containerd in a QEMU guest runs Kubernetes Pod manifests
-# (examples/pods/) with ioweight-hook installed by its own installer, and the
-# TAP tests in e2e/tests/ check the weights it writes, its failure policy and
-# how the disk is shared.
+# (examples/pods/) through its CRI plugin (e2e/guest/kcri, a CRI client that
+# does kubelet's part), with ioweight-hook installed by its own installer on
+# containerd's default config, and the TAP tests in e2e/tests/ check the
+# weights it writes, its failure policy and how the disk is shared.
 #
 #   e2e/run.sh [--results FILE] [--kernel K] [TEST...]
 #     --results FILE   write "PASSED FAILED SKIPPED TODO" there (make test reads it)
@@ -10,11 +11,13 @@
 #                      path; sharing results only mean something on ioweight
 #     TEST...          names in e2e/tests/ (default: all, in groups below)
 #
-# Builds what is missing first: the container image and the pre-imported
-# containerd root (e2e/image.sh), the hook (make -C oci-hook), the guest
+# Builds what is missing first: the container and sandbox images and the
+# pre-imported containerd root (e2e/image.sh), the CRI stubs
+# (e2e/cri-stubs.sh), the hook (make -C oci-hook), the guest
 # image (vm/build-image.sh) and, only when absent, the kernel. Then it boots
 # the guest once per group of tests - "functional" (install, annotations,
-# failure policy) and "sharing" (two and three competing pods), so sharing
+# pod_annotations, failure policy) and "sharing" (two pods, a pod with two
+# containers, three pods), so sharing
 # starts on a freshly booted disk - and sums the results.
 # Logs: build/e2e/runs/<time>-<pid>/<group>/ (console.log, output, hook and
 # containerd logs, share measurements); build/e2e/run-<group> is the latest.
@@ -41,8 +44,8 @@ done
 
 # group name -> tests (file names in e2e/tests)
 declare -A groups=(
-	[functional]="10-install.sh 20-annotations.sh 30-failure-policy.sh"
-	[sharing]="40-two-pods.sh 50-three-pods.sh"
+	[functional]="10-install.sh 20-annotations.sh 25-pod-annotations.sh 30-failure-policy.sh"
+	[sharing]="40-two-pods.sh 45-pod-containers.sh 50-three-pods.sh"
 )
 group_order=(functional sharing)
 
@@ -51,8 +54,10 @@ write_results() {
 }
 
 build_prereqs() {
-	stage "container image + pre-imported containerd root (e2e/image.sh)"
+	stage "container and sandbox images + pre-imported containerd root (e2e/image.sh)"
 	e2e/image.sh
+	stage "CRI client stubs (e2e/cri-stubs.sh)"
+	e2e/cri-stubs.sh
 	stage "hook (make -C oci-hook)"
 	make -s -C oci-hook
 	# the guest installs this snapshot, so a rebuild of build/hook during the

@@ -6,13 +6,18 @@
 #   e2e_dev                 MAJ:MIN of the test disk ($E2E_DISK, default /dev/vdb)
 #   e2e_use_config NAME|PATH  make e2e/config/NAME (or the file PATH) the only
 #                           file in /etc/ioweight/conf.d
-#   pod_run MANIFEST [kpod run options]     (kpod: e2e/guest/kpod)
+#   pod_run MANIFEST [kcri run options]     (kcri: e2e/guest/kcri, the CRI client)
 #   pod_rm NAME | pod_cg NAME [CONTAINER]
 #   cg_file CGROUP FILE     a cgroup file's content ('' if absent)
 #   drop_caches
 E2E=/ioweight/e2e
 PODS=/ioweight/examples/pods
-KPOD=$E2E/guest/kpod
+KCRI=$E2E/guest/kcri
+PAUSE_IMAGE=localhost/ioweight/pause:e2e
+# RuntimeClass objects kcri resolves runtimeClassName with: the deployed one
+# (ioweight) and the suite's narrowed handler (setup.sh)
+RUNTIME_CLASSES=(--runtime-class /ioweight/deploy/kubernetes/runtimeclass.yaml
+		 --runtime-class "$E2E/config/runtimeclass-classonly.yaml")
 CGIO=$E2E/guest/cgio
 E2E_DISK=${E2E_DISK:-/dev/vdb}
 HOOK_LOG=/var/log/ioweight-hook.log
@@ -37,7 +42,8 @@ e2e_dev() {
 # developing the plumbing) the same profiles drive io.cost's files, with
 # explicit latency targets: io.cost's automatic QoS for a non-rotational disk
 # has rpct=0 (no latency target) and vrate up to 10000%, so it never throttles
-# this disk and weights do nothing.
+# this disk and weights do nothing. A config that names its kernelFiles is
+# meant for the kernel it names and is copied as it is.
 e2e_use_config() {
 	local src=$E2E/config/$1 dst
 	[[ $1 != */* ]] || src=$1
@@ -45,7 +51,7 @@ e2e_use_config() {
 	dst=$CONF_DIR/$(basename "$src")
 	mkdir -p "$CONF_DIR"
 	rm -f "$CONF_DIR"/*
-	if [ "$(e2e_kernel)" = iocost ]; then
+	if [ "$(e2e_kernel)" = iocost ] && [ "$(jq 'has("kernelFiles")' "$src")" = false ]; then
 		jq '.kernelFiles = {"weight": "io.weight", "costModel": "io.cost.model", "qos": "io.cost.qos"}
 		    | .profiles |= map_values(.qos = {"ctrl": "user", "rpct": 90, "rlat": 100000,
 						      "wpct": 90, "wlat": 100000, "min": 25, "max": 150})' \
@@ -55,18 +61,18 @@ e2e_use_config() {
 	fi
 }
 
-pod_run() { "$KPOD" run "$@"; }
-pod_rm() { "$KPOD" rm "$@"; }
-pod_cg() { "$KPOD" cgroup "$@"; }
+pod_run() { "$KCRI" run "${RUNTIME_CLASSES[@]}" "$@"; }
+pod_rm() { "$KCRI" rm "$@"; }
+pod_cg() { "$KCRI" cgroup "$@"; }
 
 cg_file() { cat "/sys/fs/cgroup$1/$2" 2>/dev/null || true; }
 
 drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
 
-# rm every pod kpod knows (test cleanup)
+# rm every pod kcri knows (test cleanup)
 pods_rm_all() {
 	local n
-	for n in $("$KPOD" ls | cut -f1); do "$KPOD" rm "$n" > /dev/null || true; done
+	for n in $("$KCRI" ls | cut -f1); do "$KCRI" rm "$n" > /dev/null || true; done
 }
 
 # root file that enables the controller per device, by kernel

@@ -4,10 +4,12 @@
 #
 #   e2e/guest/setup.sh [CONFIG]     CONFIG: a file name in e2e/config/
 #                                   (default 10-e2e-fail.json)
-# Steps: mount the pre-imported containerd root, prepare the test disk,
-# install ioweight-hook into containerd with its own `install` command, put
-# the admin config in /etc/ioweight/conf.d, start containerd.
+# Steps: mount the pre-imported containerd root, prepare the test disk, write
+# containerd's default config, install ioweight-hook into it with its own
+# `install` command, put the admin config in /etc/ioweight/conf.d, start
+# containerd and wait for its CRI plugin.
 set -euo pipefail
+source /ioweight/vm/tap.sh # poll_until
 source /ioweight/e2e/guest/lib.sh
 
 config=${1:-10-e2e-fail.json}
@@ -37,32 +39,57 @@ prepare_disk() {
 	step "test disk $E2E_DISK ($(e2e_dev)): rotational=$(cat "/sys/block/$n/queue/rotational"), scheduler $(cat "/sys/block/$n/queue/scheduler"), kernel controller: $(e2e_kernel)"
 }
 
-# Debian's containerd package ships /etc/containerd/config.toml with a CRI
-# section (cni bin_dir/conf_dir). When the installer refuses to add its
-# drop-in next to that (containerd replaces whole plugin sections from
-# imports), the guest falls back to containerd's built-in defaults (we run no
-# CNI) and says so; /var/lib/ioweight/install-stock-config records the outcome
-# for the test that checks it.
+# containerd's own stock configuration (`containerd config default`: the CRI
+# plugin enabled, runc the default handler, cgroupfs), with one site setting:
+# the pod sandbox image is the pre-imported local one (no registry here).
+# Then the hook's installer, as a user runs it: look at the change, make it.
+# It adds the CRI runtime handler `ioweight` (runc through the wrapper, the
+# ioweight.dev/* and blockio pod annotations passed by `pod_annotations`);
+# pods select it as in a cluster, with `runtimeClassName: ioweight`
+# (deploy/kubernetes/runtimeclass.yaml), not --set-as-default.
+# /var/lib/ioweight/install-stock-config records the outcome for 10-install.
+configure_containerd() {
+	local cfg=/etc/containerd/config.toml
+	mkdir -p /etc/containerd
+	containerd config default > "$cfg" || die "containerd config default failed"
+	grep -q '^ *sandbox_image = ' "$cfg" || die "no sandbox_image line in containerd's default config"
+	sed -i "s|^\( *sandbox_image = \).*|\1\"$PAUSE_IMAGE\"|" "$cfg"
+	grep -q "^ *sandbox_image = \"$PAUSE_IMAGE\"" "$cfg" || die "could not set sandbox_image in $cfg"
+	cp "$cfg" /var/lib/ioweight/config.toml.stock
+	step "containerd config: \`containerd config default\` with sandbox_image $PAUSE_IMAGE"
+}
+
 install_hook() {
 	local bin=/ioweight/build/e2e/ioweight-hook log=/var/log/ioweight-install.log
 	[ -x "$bin" ] || die "no hook binary $bin (e2e/run.sh copies it from build/hook after make -C oci-hook)"
 	install -m 0755 "$bin" /usr/local/bin/ioweight-hook
-	mkdir -p /var/lib/ioweight
-	# what a user does: look at the change, then make it
-	if ioweight-hook install --runtime containerd --set-as-default --dry-run > "$log" 2>&1; then
+	if ioweight-hook install --runtime containerd --dry-run > "$log" 2>&1; then
 		echo ok > /var/lib/ioweight/install-stock-config
 	else
 		{ echo "refused"; cat "$log"; } > /var/lib/ioweight/install-stock-config
-		step "ioweight-hook install refused Debian's stock /etc/containerd/config.toml:"
-		sed 's/^/    | /' "$log"
-		step "falling back: stock config moved to /etc/containerd/config.toml.debian (containerd defaults)"
-		mv /etc/containerd/config.toml /etc/containerd/config.toml.debian
-		ioweight-hook install --runtime containerd --set-as-default --dry-run > "$log" 2>&1 \
-			|| { cat "$log" >&2; die "ioweight-hook install --runtime containerd --dry-run failed"; }
+		cat "$log" >&2
+		die "ioweight-hook install --runtime containerd --dry-run refused containerd's default config"
 	fi
-	ioweight-hook install --runtime containerd --set-as-default >> "$log" 2>&1 \
+	ioweight-hook install --runtime containerd >> "$log" 2>&1 \
 		|| { cat "$log" >&2; die "ioweight-hook install --runtime containerd failed"; }
-	step "hook installed: ioweight-hook install --runtime containerd --set-as-default (log $log)"
+	step "hook installed: ioweight-hook install --runtime containerd (handler ioweight; log $log)"
+}
+
+# A second handler for 25-pod-annotations, as an admin might have: runc
+# through the hook's wrapper with `pod_annotations` narrowed to
+# ioweight.dev/class, so that a pod's ioweight.dev/weight is one the CRI
+# plugin must not pass. Written before the installer runs, which keeps its
+# own block last in the file.
+add_classonly_handler() {
+	cat >> /etc/containerd/config.toml <<-EOF
+
+	[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.ioweight-classonly]
+	  runtime_type = "io.containerd.runc.v2"
+	  pod_annotations = ["ioweight.dev/class"]
+	[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.ioweight-classonly.options]
+	  BinaryName = "/usr/local/sbin/ioweight-runc"
+	EOF
+	step "test handler ioweight-classonly: pod_annotations = [\"ioweight.dev/class\"]"
 }
 
 install_config() {
@@ -80,15 +107,22 @@ start_containerd() {
 		[ "$i" -lt 300 ] || { tail -n 20 /var/log/containerd.log >&2; die "containerd not ready after 30 s"; }
 		sleep 0.1
 	done
-	local images
+	local images i
 	images=$(ctr -n k8s.io images ls -q)
-	grep -qx 'localhost/ioweight/fio:e2e' <<< "$images" \
-		|| die "image localhost/ioweight/fio:e2e missing in containerd (has: ${images:-nothing})"
-	step "containerd $(ctr version | awk '/Server:/{s=1} s && /Version:/{print $2; exit}') ready; CRI runtime BinaryName: $(containerd config dump | awk -F'"' '/BinaryName/{print $2; exit}')"
+	for i in localhost/ioweight/fio:e2e "$PAUSE_IMAGE"; do
+		grep -qx "$i" <<< "$images" || die "image $i missing in containerd (has: ${images:-nothing})"
+	done
+	# the CRI plugin serves on the same socket once it has loaded
+	poll_until 60 "$KCRI" version \
+		|| { "$KCRI" version >&2; tail -n 20 /var/log/containerd.log >&2; die "containerd's CRI plugin did not answer within 60 s"; }
+	step "containerd ready, CRI: $("$KCRI" version)"
 }
 
 mount_containerd_root
 prepare_disk
+mkdir -p /var/lib/ioweight
+configure_containerd
+add_classonly_handler
 install_hook
 install_config
 start_containerd

@@ -16,7 +16,7 @@ log_mark() { mark=$(wc -l < "$HOOK_LOG" 2>/dev/null || echo 0); }
 log_since() { tail -n +"$((mark + 1))" "$HOOK_LOG" 2>/dev/null; }
 log_check() {
 	local desc=$1 pod=$2 key=$3 lines uid
-	uid=$(cat "/run/kpod/last-uid-$pod" 2>/dev/null || echo "no-uid-recorded")
+	uid=$(cat "/run/kcri/last-uid-$pod" 2>/dev/null || echo "no-uid-recorded")
 	lines=$(log_since | grep -F "$key" || true)
 	if [ -n "$lines" ] && grep -qE "(\b|=)$pod\b|pod$uid" <<< "$lines"; then
 		tap_ok "$desc"
