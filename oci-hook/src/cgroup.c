@@ -63,7 +63,8 @@ static int expand_slice(const char *slice, char *out, size_t outlen, struct hook
 		size_t plen = slice[i] == '-' ? i : i + 1;
 		int w;
 
-		if (plen == 0 || (slice[i] == '-' && slice[i + 1] == '-'))
+		/* systemd's rule: no empty part ("-a", "a--b", "a-" before .slice) */
+		if (plen == 0 || (slice[i] == '-' && (slice[i + 1] == '-' || i == n - 7)))
 			return hook_fail(err, 0, "cgroupsPath: malformed slice `%.64s`", slice);
 		w = snprintf(out + off, outlen - off, "/%.*s.slice", (int)plen, slice);
 		if (w < 0 || (size_t)w >= outlen - off)
@@ -73,13 +74,25 @@ static int expand_slice(const char *slice, char *out, size_t outlen, struct hook
 	return 0;
 }
 
+bool cgroup_path_is_systemd(const char *cp)
+{
+	return cp[0] && cp[0] != '/' && strchr(cp, ':');
+}
+
+bool cgroup_looks_like_unit(const char *cg)
+{
+	size_t n = strlen(cg);
+
+	return n > 6 && (!strcmp(cg + n - 6, ".scope") || !strcmp(cg + n - 6, ".slice"));
+}
+
 int cgroup_from_spec(const char *cp, char *out, size_t outlen, struct hook_err *err)
 {
 	const char *c1 = strchr(cp, ':');
 
 	if (!cp[0])
 		return hook_fail(err, 0, "config.json: empty linux.cgroupsPath and no pid in the state");
-	if (c1 && cp[0] != '/') {
+	if (cgroup_path_is_systemd(cp)) {
 		/* systemd driver: "slice:prefix:name" */
 		const char *c2 = strchr(c1 + 1, ':');
 		char slice[256], unit[600];

@@ -18,6 +18,10 @@
 int cgroup_of_pid(const struct hook_roots *roots, long pid, char *out, size_t outlen,
 		  struct hook_err *err);
 int cgroup_from_spec(const char *cgroups_path, char *out, size_t outlen, struct hook_err *err);
+/* linux.cgroupsPath in the systemd driver's "slice:prefix:name" form? */
+bool cgroup_path_is_systemd(const char *cgroups_path);
+/* Could cg be a systemd unit's cgroup (a last component *.scope or *.slice)? */
+bool cgroup_looks_like_unit(const char *cg);
 int cgroup_check_path(const char *cg, const char *what, struct hook_err *err);
 
 /*

@@ -53,9 +53,14 @@ static int load_config(const struct hook_opts *o, struct ioweight_config *cfg,
 }
 
 static int find_cgroup(const struct hook_opts *o, struct oci_state *st, struct hook_result *res,
-		       char *spec_cg, struct hook_err *err)
+		       const char *spec_cg, struct hook_err *err)
 {
 	if (o->cgroup) {
+		/* explain --cgroup slice:prefix:name assumes the systemd driver */
+		if (cgroup_path_is_systemd(o->cgroup)) {
+			res->systemd = true;
+			return cgroup_from_spec(o->cgroup, res->ctr_cg, sizeof(res->ctr_cg), err);
+		}
 		if (cgroup_check_path(o->cgroup, "--cgroup", err) < 0)
 			return -1;
 		snprintf(res->ctr_cg, sizeof(res->ctr_cg), "%s", o->cgroup);
@@ -66,6 +71,38 @@ static int find_cgroup(const struct hook_opts *o, struct oci_state *st, struct h
 	if (spec_cg)
 		return cgroup_from_spec(spec_cg, res->ctr_cg, sizeof(res->ctr_cg), err);
 	return hook_fail(err, 0, "OCI state has no pid and config.json no linux.cgroupsPath: cannot find the cgroup");
+}
+
+/*
+ * The cgroup driver is the runtime's word in config.json: linux.cgroupsPath
+ * in "slice:prefix:name" form is the systemd driver.  Read only when the
+ * container's cgroup could be a unit (its name ends in .scope or .slice):
+ * under cgroupfs the bundle is not opened unless the state lacks something.
+ * The unit's cgroup, as systemd names it, must be where the container runs.
+ */
+static int find_driver(const struct hook_opts *o, struct oci_state *st, struct hook_result *res,
+		       char **spec_cg, bool spec_read, struct hook_err *err)
+{
+	char want[PATH_MAX / 2];
+
+	if (o->cgroup || !st->bundle || !cgroup_looks_like_unit(res->ctr_cg))
+		return 0;
+	if (!spec_read && spec_load(st, true, spec_cg, err) < 0)
+		return -1;
+	if (!*spec_cg || !cgroup_path_is_systemd(*spec_cg))
+		return 0;
+	if (cgroup_from_spec(*spec_cg, want, sizeof(want), err) < 0)
+		return -1;
+	if (strcmp(want, res->ctr_cg)) {
+		char a[256], b[PATH_MAX / 2];
+
+		str_escape(*spec_cg, a, sizeof(a));
+		str_escape(want, b, sizeof(b));
+		return hook_fail(err, 0, "config.json linux.cgroupsPath `%s` is cgroup %s under the systemd driver, but the container runs in %s: refusing to weight either",
+				 a, b, res->ctr_cg);
+	}
+	res->systemd = true;
+	return 0;
 }
 
 /*
@@ -101,6 +138,7 @@ static int confine(const struct hook_opts *o, const struct plan *p, struct hook_
 		.write_dirs = fds,
 		.cgroup_root = o->roots.cgroup,
 		.read_paths = { o->config_file ? o->config_file : o->roots.config_dir },
+		.bus_fd = systemd_fd(p->bus),
 	};
 	struct sandbox_status st;
 
@@ -114,6 +152,17 @@ static int confine(const struct hook_opts *o, const struct plan *p, struct hook_
 	return 0;
 }
 
+static void log_units(const struct plan *p)
+{
+	for (size_t i = 0; i < p->n_units && p->units[i].status == PS_WRITTEN; i++) {
+		char w[400];
+
+		systemd_weights_str(&p->units[i].w, w, sizeof(w));
+		log_msg(LOG_INFO, "set %s on unit %s through systemd (%s)", w, p->units[i].name,
+			p->units[i].why);
+	}
+}
+
 int hook_run(const struct hook_opts *o, struct oci_state *st, struct hook_result *res,
 	     struct hook_err *err)
 {
@@ -125,6 +174,7 @@ int hook_run(const struct hook_opts *o, struct oci_state *st, struct hook_result
 	_cleanup_free_ char *spec_cg = NULL;
 	struct plan_input pin;
 	char pod_label_buf[PATH_MAX / 2] = "";
+	bool spec_read;
 
 	memset(res, 0, sizeof(*res));
 	res->policy = POLICY_FAIL;	/* until a config says otherwise */
@@ -133,9 +183,10 @@ int hook_run(const struct hook_opts *o, struct oci_state *st, struct hook_result
 	names = calloc(DISK_NAMES_MAX, sizeof(*names));
 	if (!res->cfg || !names)
 		return hook_fail(err, ENOMEM, "config");
-	/* config.json only when the state lacks what we need */
-	if ((!st->has_annotations || (st->pid <= 0 && !o->cgroup)) && st->bundle &&
-	    spec_load(st, &spec_cg, err) < 0)
+	/* config.json when the state lacks what we need (find_driver may
+	 * read it later) */
+	spec_read = (!st->has_annotations || (st->pid <= 0 && !o->cgroup)) && st->bundle;
+	if (spec_read && spec_load(st, false, &spec_cg, err) < 0)
 		return -1;
 	res->requested = annotations_request_anything(st->ann, st->n_ann);
 	if (load_config(o, res->cfg, err) < 0) {
@@ -157,7 +208,8 @@ int hook_run(const struct hook_opts *o, struct oci_state *st, struct hook_result
 
 	/* the cgroup first: every later error, bad annotations included, is
 	 * logged with the container's cgroup and pod */
-	if (find_cgroup(o, st, res, spec_cg, err) < 0)
+	if (find_cgroup(o, st, res, spec_cg, err) < 0 ||
+	    find_driver(o, st, res, &spec_cg, spec_read, err) < 0)
 		return -1;
 	log_context(st->id, pod_label(st, res->ctr_cg, pod_label_buf, sizeof(pod_label_buf)),
 		    res->ctr_cg);
@@ -181,9 +233,11 @@ int hook_run(const struct hook_opts *o, struct oci_state *st, struct hook_result
 		.roots = &o->roots, .cfg = res->cfg, .ctr_cg = res->ctr_cg,
 		.pod_cg = res->in_pod ? res->pod_cg : NULL, .req = &res->req,
 		.disks = disks, .disk_profile = disk_prof, .n_disks = n_disks,
+		.systemd = res->systemd,
 	};
 	if (plan_build(&pin, &res->plan, err) < 0 ||
-	    plan_open_dirs(&res->plan, o->roots.cgroup, o->dry_run, err) < 0)
+	    plan_open_dirs(&res->plan, o->roots.cgroup, o->dry_run, err) < 0 ||
+	    (!o->dry_run && plan_connect_systemd(&res->plan, o->roots.systemd_socket, err) < 0))
 		return -1;
 
 	/* last step before touching cgroupfs: everything is read and open */
@@ -196,12 +250,14 @@ int hook_run(const struct hook_opts *o, struct oci_state *st, struct hook_result
 		log_msg(LOG_INFO, "%s", res->req.notes[i]);
 	if (plan_apply(&res->plan, o->dry_run, err) < 0) {
 		/* what did land before the failure is worth knowing */
+		log_units(&res->plan);
 		for (size_t i = 0; i < res->plan.n && res->plan.e[i].status == PS_WRITTEN; i++)
 			log_msg(LOG_INFO, "wrote `%s` to %s (%s)", res->plan.e[i].line,
 				res->plan.e[i].path, res->plan.e[i].why);
 		return -1;
 	}
 	if (!o->dry_run) {
+		log_units(&res->plan);
 		for (size_t i = 0; i < res->plan.n; i++) {
 			const struct plan_entry *e = &res->plan.e[i];
 
@@ -260,6 +316,14 @@ void hook_print_plan(FILE *f, const struct hook_result *res)
 	for (size_t i = 0; i < req->n_notes; i++) {
 		str_escape(req->notes[i], a, sizeof(a));
 		fprintf(f, "note:      %s\n", a);
+	}
+	if (res->systemd)
+		fprintf(f, "driver:    systemd (weights set on the units, then written to the files)\n");
+	for (size_t i = 0; i < res->plan.n_units; i++) {
+		const struct plan_unit *u = &res->plan.units[i];
+
+		systemd_weights_str(&u->w, a, sizeof(a));
+		fprintf(f, "  systemd   SetUnitProperties(%s, runtime) %s  # %s\n", u->name, a, u->why);
 	}
 	if (!res->plan.n) {
 		fprintf(f, "writes:    none\n");

@@ -3,7 +3,8 @@
  * hook.h - the prestart/createRuntime pipeline, in its fixed order:
  * read input -> config -> log -> cgroup -> annotations -> pod -> request ->
  * devices (the config's list) -> plan -> open and check the cgroup
- * directories -> sandbox (Landlock, seccomp) -> apply -> log decisions.
+ * directories (systemd driver: connect to systemd, check the units) ->
+ * sandbox (Landlock, seccomp) -> apply -> log decisions.
  * `explain` runs the same pipeline with dry_run set (no log, no sandbox,
  * no writes) and prints the plan.  hook_error_verdict() is the one place
  * that decides what an error does to the container start.
@@ -31,6 +32,7 @@ struct hook_result {
 	bool config_loaded;
 	bool requested;			/* the annotations ask for something */
 	bool in_pod;
+	bool systemd;			/* systemd cgroup driver (linux.cgroupsPath slice:prefix:name) */
 	char ctr_cg[PATH_MAX / 2], pod_cg[PATH_MAX / 2];
 	struct hook_request req;
 	struct plan plan;

@@ -52,6 +52,8 @@ static const char usage[] =
 "  --sys-root DIR            sysfs (default /sys)\n"
 "  --proc-root DIR           procfs (default /proc)\n"
 "  --dev-root DIR            devtmpfs (default /dev)\n"
+"  --systemd-socket PATH     the systemd manager's socket, used under the\n"
+"                            systemd cgroup driver (default /run/systemd/private)\n"
 "\n"
 "Annotations (see docs/hook.md):\n"
 "  ioweight.dev/weight=W             pod weight (container weight outside a pod)\n"
@@ -66,7 +68,7 @@ static const char usage[] =
 
 enum {
 	OPT_CONFIG = 256, OPT_CONFIG_DIR, OPT_CGROUP_ROOT, OPT_SYS_ROOT, OPT_PROC_ROOT,
-	OPT_DEV_ROOT, OPT_ANNOTATION, OPT_CGROUP, OPT_STATE, OPT_ID,
+	OPT_DEV_ROOT, OPT_SYSTEMD_SOCKET, OPT_ANNOTATION, OPT_CGROUP, OPT_STATE, OPT_ID,
 };
 
 static const struct option hook_longopts[] = {
@@ -76,6 +78,7 @@ static const struct option hook_longopts[] = {
 	{ "sys-root", required_argument, NULL, OPT_SYS_ROOT },
 	{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
 	{ "dev-root", required_argument, NULL, OPT_DEV_ROOT },
+	{ "systemd-socket", required_argument, NULL, OPT_SYSTEMD_SOCKET },
 	{ "annotation", required_argument, NULL, OPT_ANNOTATION },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "state", required_argument, NULL, OPT_STATE },
@@ -108,6 +111,9 @@ static int parse_hook_opts(int argc, char **argv, struct cli *c, bool explain)
 		case OPT_SYS_ROOT: r = roots_set(c->o.roots.sys, optarg, "--sys-root", &err); break;
 		case OPT_PROC_ROOT: r = roots_set(c->o.roots.proc, optarg, "--proc-root", &err); break;
 		case OPT_DEV_ROOT: r = roots_set(c->o.roots.dev, optarg, "--dev-root", &err); break;
+		case OPT_SYSTEMD_SOCKET:
+			r = roots_set(c->o.roots.systemd_socket, optarg, "--systemd-socket", &err);
+			break;
 		case OPT_ANNOTATION:
 		case OPT_CGROUP:
 		case OPT_STATE:

@@ -32,6 +32,7 @@ void plan_free(struct plan *p)
 			close(p->dirs[i].fd);
 	if (p->root_fd > 0)	/* 0 in a zeroed plan: never ours, stdin is the state */
 		close(p->root_fd);
+	systemd_close(p->bus);
 	free(p->dirs);
 	free(p->e);
 	memset(p, 0, sizeof(*p));
@@ -170,6 +171,36 @@ static int add_weights(struct plan *p, const struct plan_input *in, const char *
 	return 0;
 }
 
+/* Systemd driver: the same weights as unit properties of cg's unit. */
+static int add_unit(struct plan *p, const char *cg, bool pod, const struct weight_target *t,
+		    struct hook_err *err)
+{
+	struct plan_unit *u = &p->units[p->n_units];
+	size_t n = strlen(cg);
+	/* runc's systemd driver: a container named *.slice is a slice */
+	const char *suffix = pod || (n > 6 && !strcmp(cg + n - 6, ".slice")) ? ".slice" : ".scope";
+
+	if (p->n_units == sizeof(p->units) / sizeof(p->units[0]))
+		return hook_fail(err, 0, "plan: more than two systemd units");
+	if (systemd_unit_of_cgroup(cg, suffix, u->name, sizeof(u->name), err) < 0)
+		return hook_fail_prefix(err, "%s: ", pod ? "pod" : "container");
+	if (n >= sizeof(u->cg))
+		return hook_fail(err, ENAMETOOLONG, "cgroup %s", cg);
+	strcpy(u->cg, cg);
+	u->w.set = t->set;
+	u->w.weight = (uint64_t)t->weight;
+	for (size_t i = 0; i < t->n_devs && i < MAX_DEVICE_ENTRIES; i++) {
+		u->w.devs[i].maj = t->devs[i].maj;
+		u->w.devs[i].min = t->devs[i].min;
+		u->w.devs[i].weight = (uint64_t)t->devs[i].weight;
+		u->w.n_devs++;
+	}
+	snprintf(u->why, sizeof(u->why), "%s weights from %s%s", pod ? "pod" : "container",
+		 t->set ? t->source : ANN_DEVICE_WEIGHTS, t->set && t->n_devs ? " and " ANN_DEVICE_WEIGHTS : "");
+	p->n_units++;
+	return 0;
+}
+
 int plan_build(const struct plan_input *in, struct plan *p, struct hook_err *err)
 {
 	const struct hook_request *req = in->req;
@@ -207,6 +238,9 @@ int plan_build(const struct plan_input *in, struct plan *p, struct hook_err *err
 			snprintf(e->why, sizeof(e->why), "ancestor of %.160s", deepest);
 		}
 	}
+	if (in->systemd && ((pod_w && add_unit(p, in->pod_cg, true, &req->pod, err) < 0) ||
+			    (ctr_w && add_unit(p, in->ctr_cg, false, &req->ctr, err) < 0)))
+		goto fail;
 	if (pod_w && add_weights(p, in, in->pod_cg, &req->pod, "pod", err) < 0)
 		goto fail;
 	if (ctr_w && add_weights(p, in, in->ctr_cg, &req->ctr, "container", err) < 0)
@@ -296,6 +330,18 @@ int plan_open_dirs(struct plan *p, const char *cgroup_root, bool dry_run, struct
 		if (!dry_run && check_cgroup2(d->fd, what, err) < 0)
 			return -1;
 	}
+	return 0;
+}
+
+int plan_connect_systemd(struct plan *p, const char *socket_path, struct hook_err *err)
+{
+	if (!p->n_units)
+		return 0;
+	if (systemd_connect(socket_path, &p->bus, err) < 0)
+		return -1;
+	for (size_t i = 0; i < p->n_units; i++)
+		if (systemd_check_unit(p->bus, p->units[i].name, p->units[i].cg, err) < 0)
+			return -1;
 	return 0;
 }
 
@@ -420,6 +466,20 @@ static int write_entry(const struct plan *p, struct plan_entry *e, struct hook_e
 
 int plan_apply(struct plan *p, bool dry_run, struct hook_err *err)
 {
+	/* systemd first: what it re-applies later must be what we write now */
+	for (size_t i = 0; i < p->n_units; i++) {
+		struct plan_unit *u = &p->units[i];
+
+		if (dry_run) {
+			u->status = PS_WOULD_WRITE;
+			continue;
+		}
+		if (!p->bus)
+			return hook_fail(err, 0, "systemd unit %s: not connected to systemd", u->name);
+		if (systemd_set_weights(p->bus, u->name, &u->w, err) < 0)
+			return -1;
+		u->status = PS_WRITTEN;
+	}
 	for (size_t i = 0; i < p->n; i++) {
 		struct plan_entry *e = &p->e[i];
 		_cleanup_free_ char *cur = NULL;

@@ -10,6 +10,10 @@
  * Files are never opened by path: each cgroup directory is opened once
  * (beneath the cgroup root, no symlinks, no other mounts), checked to be
  * cgroup2, and every file is opened relative to it.
+ * Under the systemd cgroup driver the weights go to systemd first, as
+ * runtime properties of the pod slice and container scope (systemd.h), and
+ * are then written to the files as well: systemd applies properties
+ * asynchronously, the files make them effective before the container runs.
  * `explain` runs the same code with writing switched off.
  */
 #ifndef IOWEIGHT_PLAN_H
@@ -18,6 +22,7 @@
 #include "annotations.h"
 #include "config.h"
 #include "device.h"
+#include "systemd.h"
 #include "util.h"
 
 enum plan_kind { PLAN_COST_MODEL, PLAN_QOS, PLAN_SUBTREE, PLAN_WEIGHT, NR_PLAN_KINDS };
@@ -46,12 +51,24 @@ struct plan_dir {
 	int fd;				/* from plan_open_dirs(), else -1 */
 };
 
+/* Systemd driver: the weights of one unit, set over D-Bus. */
+struct plan_unit {
+	char name[SYSTEMD_UNIT_MAX];	/* kubepods-…-pod<uid>.slice, cri-containerd-<id>.scope */
+	char cg[PATH_MAX / 2];		/* the cgroup systemd must say is the unit's */
+	struct unit_weights w;
+	enum plan_status status;
+	char why[PLAN_WHY_MAX];
+};
+
 struct plan {
 	struct plan_entry *e;
 	size_t n, cap;
 	struct plan_dir *dirs;
 	size_t n_dirs, dirs_cap;
 	int root_fd;			/* the cgroup root, from plan_open_dirs() */
+	struct plan_unit units[2];	/* pod, container: systemd driver only */
+	size_t n_units;
+	struct sd_bus *bus;		/* from plan_connect_systemd() */
 };
 
 struct plan_input {
@@ -64,6 +81,7 @@ struct plan_input {
 	const struct devnum *disks;
 	const int *disk_profile;
 	size_t n_disks;
+	bool systemd;			/* the runtime uses the systemd cgroup driver */
 };
 
 int plan_build(const struct plan_input *in, struct plan *p, struct hook_err *err);
@@ -77,6 +95,13 @@ int plan_build(const struct plan_input *in, struct plan *p, struct hook_err *err
  */
 int plan_open_dirs(struct plan *p, const char *cgroup_root, bool dry_run, struct hook_err *err);
 
+/*
+ * Systemd driver: connect to the manager at socket_path and check that
+ * each unit of the plan is the one systemd has for its cgroup.  Before the
+ * sandbox, which then lets the connection's fd (and nothing else) talk.
+ */
+int plan_connect_systemd(struct plan *p, const char *socket_path, struct hook_err *err);
+
 #ifdef IOWEIGHT_TESTING
 /* Test builds only: the unit tests' cgroup root is a temp dir on tmpfs or
  * ext4, so they clear this to skip the cgroup2 check (one test sets it to
@@ -86,8 +111,9 @@ extern bool plan_testing_require_cgroup2;
 
 /*
  * Carry out the plan.  With dry_run, files are read but never written and
- * entries that would change are marked PS_WOULD_WRITE.  Stops at the first
- * failed write (the error names the file, the line and the kernel's reason).
+ * entries that would change are marked PS_WOULD_WRITE.  Units are set
+ * before any file is written.  Stops at the first failed write or call (the
+ * error names the file or unit, what was written and the reason).
  */
 int plan_apply(struct plan *p, bool dry_run, struct hook_err *err);
 

@@ -182,6 +182,21 @@ static int seccomp_apply(const struct sandbox_spec *sp, struct hook_err *err)
 						  (scmp_datum_t)(unsigned)sp->write_dirs[i]),
 					  SCMP_A2(SCMP_CMP_MASKED_EQ, O_CREAT | __O_TMPFILE, 0))) < 0)
 			return hook_fail(err, -r, "seccomp: cannot allow openat in fd %d", sp->write_dirs[i]);
+	/* systemd driver: messages on the connection made before the
+	 * filter, on no other fd; socket() and connect() stay refused, so no
+	 * other socket (containerd's, the bus daemon's) can be reached */
+	if (sp->bus_fd > 0) {
+		static const char *const bus_io[] = { "sendmsg", "recvmsg" };
+
+		for (size_t i = 0; i < 2; i++)
+			if ((r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, seccomp_syscall_resolve_name(bus_io[i]), 1,
+						  SCMP_A0(SCMP_CMP_MASKED_EQ, fd_mask,
+							  (scmp_datum_t)(unsigned)sp->bus_fd))) < 0)
+				return hook_fail(err, -r, "seccomp: cannot allow %s on fd %d", bus_io[i], sp->bus_fd);
+		/* waiting for the reply: ppoll's fds are behind a pointer */
+		if ((r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ppoll), 0)) < 0)
+			return hook_fail(err, -r, "seccomp: cannot allow ppoll");
+	}
 	/* stdio asks whether a stream is a terminal */
 	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
 				  SCMP_A1(SCMP_CMP_EQ, TCGETS))) < 0)

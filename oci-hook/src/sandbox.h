@@ -7,8 +7,10 @@
  * the config; nothing else on any filesystem) and the seccomp allow-list
  * (default ERRNO(EPERM)): reads, writes on open fds, read-only opens, and
  * write opens only relative to the cgroup directories already opened and
- * checked; no sockets, no connect, no exec.  Applied last in the setup
- * order, after the log is open and the cgroup directories are.
+ * checked; no sockets, no connect, no exec.  Under the systemd driver the
+ * connection to systemd is made before, and only its fd may send and
+ * receive messages.  Applied last in the setup order, after the log is
+ * open and the cgroup directories are.
  */
 #ifndef IOWEIGHT_SANDBOX_H
 #define IOWEIGHT_SANDBOX_H
@@ -20,6 +22,7 @@ struct sandbox_spec {
 	size_t n_write_dirs;
 	const char *cgroup_root;	/* Landlock: read and write beneath */
 	const char *read_paths[2];	/* Landlock: read beneath (config); may be NULL */
+	int bus_fd;			/* the connection to systemd; <= 0: none (0 is stdin) */
 };
 
 /* What Landlock could do on this kernel, for the log. */

@@ -150,7 +150,7 @@ const char *state_annotation(const struct oci_state *st, const char *key)
 	return NULL;
 }
 
-int spec_load(struct oci_state *st, char **cgroups_path, struct hook_err *err)
+int spec_load(struct oci_state *st, bool optional, char **cgroups_path, struct hook_err *err)
 {
 	char path[PATH_MAX];
 	_cleanup_free_ char *buf = NULL;
@@ -159,9 +159,16 @@ int spec_load(struct oci_state *st, char **cgroups_path, struct hook_err *err)
 	size_t len;
 
 	*cgroups_path = NULL;
-	if (path_join(path, sizeof(path), st->bundle, "config.json", err) < 0 ||
-	    read_file_bounded(path, MAX_SPEC_BYTES, &buf, &len, err) < 0 ||
-	    json_parse(buf, len, path, &root, err) < 0)
+	if (path_join(path, sizeof(path), st->bundle, "config.json", err) < 0)
+		return -1;
+	if (read_file_bounded(path, MAX_SPEC_BYTES, &buf, &len, err) < 0) {
+		if (optional && err->code == ENOENT) {
+			memset(err, 0, sizeof(*err));
+			return 0;
+		}
+		return -1;
+	}
+	if (json_parse(buf, len, path, &root, err) < 0)
 		return -1;
 	if (!YAJL_IS_OBJECT(root))
 		return hook_fail(err, 0, "%s: must be a JSON object", path);

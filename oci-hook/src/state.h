@@ -40,8 +40,10 @@ void kv_free(struct kv *kv, size_t n);
 /*
  * From <bundle>/config.json: linux.cgroupsPath (*cgroups_path, NULL if
  * absent) and, if the state had no annotations, the spec's annotations.
+ * With `optional`, a bundle without config.json is no error (nothing is
+ * read); any other failure still is.
  */
-int spec_load(struct oci_state *st, char **cgroups_path, struct hook_err *err);
+int spec_load(struct oci_state *st, bool optional, char **cgroups_path, struct hook_err *err);
 
 /* Container ids as runc accepts them: [A-Za-z0-9_+.-], 1..1024 chars. */
 bool valid_container_id(const char *id);

@@ -51,6 +51,7 @@ void roots_default(struct hook_roots *r)
 	strcpy(r->proc, "/proc");
 	strcpy(r->dev, "/dev");
 	strcpy(r->config_dir, "/etc/ioweight/conf.d");
+	strcpy(r->systemd_socket, "/run/systemd/private");
 }
 
 int roots_set(char *dst, const char *val, const char *what, struct hook_err *err)

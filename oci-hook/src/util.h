@@ -65,6 +65,7 @@ struct hook_roots {
 	char proc[PATH_MAX];	/* /proc */
 	char dev[PATH_MAX];	/* /dev */
 	char config_dir[PATH_MAX];	/* /etc/ioweight/conf.d */
+	char systemd_socket[PATH_MAX];	/* /run/systemd/private: the systemd cgroup driver */
 };
 
 void roots_default(struct hook_roots *r);

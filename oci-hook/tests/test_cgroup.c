@@ -400,17 +400,18 @@ static void test_spec_fallback(void **state)
 	struct hook_result res;
 	char *s;
 
-	/* createRuntime without pid: linux.cgroupsPath in systemd form, and
-	 * the annotations only in config.json */
+	/* createRuntime without pid: linux.cgroupsPath (cgroupfs form; the
+	 * systemd form is test_systemd.c's), and the annotations only in
+	 * config.json */
 	fk_config(f, "{" CFG_BASE "}");
 	fk_write(f, "bundle/config.json", "{\"ociVersion\":\"1.0.2\",\"annotations\":{\"ioweight.dev/weight\":\"77\"},"
-		 "\"linux\":{\"cgroupsPath\":\"kubepods-burstable-pod0a1b2c3d_0000_1111_2222_333344445555.slice:cri-containerd:ctr3\"}}");
+		 "\"linux\":{\"cgroupsPath\":\"" KPOD "/ctr2\"}}");
 	if (asprintf(&s, "{\"ociVersion\":\"1.0.2\",\"id\":\"ctr3\",\"status\":\"creating\",\"bundle\":\"%s/bundle\",\"root\":\"/run/crun\"}", f->root) < 0)
 		abort();
 	run_ok(f, s, &res);
-	assert_string_equal(res.ctr_cg, SCTR);
+	assert_string_equal(res.ctr_cg, KPOD "/ctr2");
 	assert_true(res.in_pod);
-	expect_file(f, "cg" SPOD "/io.weight", "default 77");
+	expect_file(f, "cg" KPOD "/io.weight", "default 77");
 	hook_result_free(&res);
 	free(s);
 }

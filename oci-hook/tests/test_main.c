@@ -13,5 +13,6 @@ int main(void)
 	failed += run_sandbox_tests();
 	failed += run_cli_tests();
 	failed += run_hardening_tests();
+	failed += run_systemd_tests();
 	return failed ? 1 : 0;
 }

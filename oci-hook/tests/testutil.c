@@ -170,6 +170,7 @@ int fake_setup(void **state)
 	snprintf(f->roots.proc, PATH_MAX, "%s/proc", f->root);
 	snprintf(f->roots.dev, PATH_MAX, "%s/dev", f->root);
 	snprintf(f->roots.config_dir, PATH_MAX, "%s/conf", f->root);
+	snprintf(f->roots.systemd_socket, PATH_MAX, "%s/systemd-private", f->root);
 
 	fk_write(f, "cg/cgroup.controllers", "cpuset cpu io memory pids\n");
 	fk_write(f, "cg/cgroup.subtree_control", "");

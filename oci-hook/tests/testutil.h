@@ -16,6 +16,7 @@
  *   proc/300/cgroup             systemd-driver pod path
  *   conf/                       config dir (tests write 10-test.json)
  *   bundle/config.json
+ *   systemd-private             the manager's socket (tests that need it start a stand-in)
  */
 #ifndef IOWEIGHT_TESTUTIL_H
 #define IOWEIGHT_TESTUTIL_H
@@ -64,5 +65,6 @@ int run_install_tests(void);
 int run_sandbox_tests(void);
 int run_cli_tests(void);
 int run_hardening_tests(void);
+int run_systemd_tests(void);
 
 #endif

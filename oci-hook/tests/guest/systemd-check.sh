@@ -1,0 +1,125 @@
+#!/bin/bash
+# systemd-check.sh - ioweight-hook under the systemd cgroup driver, in the
+# QEMU guest booted with systemd as PID 1 (vm/run.sh --systemd, one data
+# disk /dev/vdb). Prints TAP.
+#
+# A container created by real runc with --systemd-cgroup in a kubelet-style
+# pod slice (kubepods-burstable-pod<uid>.slice:cri-containerd:<id>), the
+# hook in its prestart: the weights land on the units (systemctl show) and
+# in the files, and are still there after `systemctl daemon-reload`. The
+# control: a weight written only to the file is gone after daemon-reload,
+# so the check above could fail. The hook ran sandboxed, its only socket
+# the manager's, and a cgroupsPath naming another scope is refused.
+set -uo pipefail
+
+HOOK=${HOOK:-/ioweight/build/hook/ioweight-hook}
+CG=/sys/fs/cgroup
+UID_=0a1b2c3d_0000_1111_2222_333344445555
+POD_UNIT=kubepods-burstable-pod$UID_.slice
+POD_CG=$CG/kubepods.slice/kubepods-burstable.slice/$POD_UNIT
+ID=c0ffee01
+SCOPE=cri-containerd-$ID.scope
+LOG=/tmp/ioweight-hook.log
+n=0 failed=0
+
+check() {	# check "description" command...
+	local what=$1; shift
+	n=$((n + 1))
+	if "$@" > /dev/null 2>&1; then echo "ok $n - $what"; else echo "not ok $n - $what"; failed=$((failed + 1)); fi
+}
+step() { echo "# $*"; }
+# "IOWeight=300" from systemctl show
+prop() { systemctl show -p "$2" --value "$1"; }
+
+write_config() {
+	mkdir -p /etc/ioweight/conf.d
+	cat > /etc/ioweight/conf.d/10-check.json <<JSON
+{"ioweightVersion":"1.0.0","name":"systemd-check","log":{"target":"file","path":"$LOG"},
+ "devices":[{"match":"/dev/vdb","podWeights":true}]}
+JSON
+	check "systemd is PID 1" test "$(cat /proc/1/comm)" = systemd
+	check "the manager is up" systemctl is-system-running --wait
+	check "validate accepts the config" "$HOOK" validate /etc/ioweight/conf.d
+}
+
+# bundle: a read-only rootfs of the guest's /usr, the hook as prestart
+make_bundle() {	# make_bundle DIR CGROUPS_PATH
+	local b=$1 r=/tmp/rootfs
+	mkdir -p $r/usr $r/proc $r/dev $r/sys $r/tmp "$b"
+	for d in bin lib lib64 sbin; do ln -sfn usr/$d $r/$d; done
+	mountpoint -q $r/usr || mount --bind /usr $r/usr
+	(cd "$b" && rm -f config.json && runc spec)
+	B=$b CP=$2 HOOK=$HOOK python3 - <<'PY'
+import json, os
+p = os.environ['B'] + '/config.json'
+c = json.load(open(p))
+c['root'] = {'path': '/tmp/rootfs', 'readonly': True}
+c['process'].update(args=['sleep', '60'], terminal=False)
+c['annotations'] = {'io.kubernetes.cri.container-name': 'app', 'ioweight.dev/weight': '500',
+                    'ioweight.dev/container.app': '300', 'ioweight.dev/device-weights': '/dev/vdb=800'}
+c['linux']['cgroupsPath'] = os.environ['CP']
+c['mounts'] = [m for m in c['mounts'] if m['destination'] != '/sys']
+c['hooks'] = {'prestart': [{'path': os.environ['HOOK'], 'args': ['ioweight-hook', 'prestart']}]}
+json.dump(c, open(p, 'w'))
+PY
+}
+
+pod_through_systemd() {
+	make_bundle /tmp/b1 "$POD_UNIT:cri-containerd:$ID"
+	: > $LOG
+	check "runc --systemd-cgroup create with the hook" runc --systemd-cgroup create --bundle /tmp/b1 $ID
+	sed 's/^/# log: /' $LOG
+	check "the container is the unit $SCOPE" systemctl is-active $SCOPE
+	check "scope IOWeight=300 in systemd" test "$(prop $SCOPE IOWeight)" = 300
+	check "pod slice IOWeight=500 in systemd" test "$(prop $POD_UNIT IOWeight)" = 500
+	check "pod slice IODeviceWeight /dev/block/254:16 800 in systemd" \
+		test "$(prop $POD_UNIT IODeviceWeight)" = "/dev/block/254:16 800"
+	check "scope io.weight default 300" grep -qx "default 300" $POD_CG/$SCOPE/io.weight
+	check "pod io.weight default 500" grep -qx "default 500" $POD_CG/io.weight
+	check "pod io.weight 254:16 800" grep -qx "254:16 800" $POD_CG/io.weight
+	check "the hook says it set both units through systemd" \
+		test "$(grep -c 'through systemd' $LOG)" = 2
+	check "the hook ran sandboxed (no 'unsandboxed' in the log)" bash -c "! grep -q unsandboxed $LOG"
+
+	step "systemctl daemon-reload"
+	systemctl daemon-reload
+	check "after daemon-reload: scope io.weight default 300" grep -qx "default 300" $POD_CG/$SCOPE/io.weight
+	check "after daemon-reload: pod io.weight default 500" grep -qx "default 500" $POD_CG/io.weight
+	check "after daemon-reload: pod io.weight 254:16 800" grep -qx "254:16 800" $POD_CG/io.weight
+
+	# the control: what a file-only write (the cgroupfs path) would leave
+	echo "default 77" > $POD_CG/$SCOPE/io.weight
+	check "control: a file write lands (default 77)" grep -qx "default 77" $POD_CG/$SCOPE/io.weight
+	systemctl daemon-reload
+	check "control: daemon-reload puts the unit's weight back over it" \
+		grep -qx "default 300" $POD_CG/$SCOPE/io.weight
+	runc delete -f $ID
+}
+
+# a cgroupsPath naming another scope than the one the container runs in
+wrong_scope() {
+	local sp
+	systemd-run --quiet --unit=cri-containerd-ab12.scope --scope --slice=$POD_UNIT -p IOAccounting=yes \
+		sleep 120 & sp=$!
+	for _ in $(seq 50); do systemctl is-active -q cri-containerd-ab12.scope && break; sleep 0.2; done
+	make_bundle /tmp/b2 "$POD_UNIT:cri-containerd:cd34"
+	cat > /tmp/b2-state.json <<JSON
+{"ociVersion":"1.0.2","id":"cd34","pid":$sp,"bundle":"/tmp/b2","annotations":{"ioweight.dev/weight":"900"}}
+JSON
+	check "a cgroupsPath naming another scope is refused" \
+		bash -c "'$HOOK' prestart < /tmp/b2-state.json 2>&1 | grep -q 'but the container runs in'"
+	check "... and the scope's weight is untouched" test "$(prop cri-containerd-ab12.scope IOWeight)" = "[not set]"
+	kill $sp 2> /dev/null
+	wait $sp 2> /dev/null
+}
+
+main() {
+	write_config
+	pod_through_systemd
+	wrong_scope
+	echo "1..$n"
+	echo "# hook systemd-check: $((n - failed)) passed, $failed failed"
+	[ $failed -eq 0 ]
+}
+
+main
