@@ -5,9 +5,12 @@
 #
 # 1. prestart on a kubelet-style pod: pod and container io.weight, the root
 #    cost model/QoS from a device profile, idempotence, a bad annotation,
-#    the sandbox (Landlock where the kernel has it) and its refusals: a
+#    the sandbox (Landlock applied) and its refusals: a
 #    device the config does not list, a cgroup that is not cgroup2, a
 #    shared parent claimed as a pod;
+# 1b. Landlock on this kernel (the production sandbox.c through
+#    sandbox-probe): a write open that seccomp lets through outside
+#    /sys/fs/cgroup, and reads outside the config, fail with EACCES;
 # 2. `install --runtime containerd` on Debian's stock config, a container
 #    created by real runc through the installed wrapper, uninstall restoring
 #    the config byte for byte; 3. podman (crun) running the hook from hooks.d.
@@ -69,6 +72,8 @@ JSON
 		bash -c "'$HOOK' prestart < /tmp/probe.json 2>&1 | grep -q 'shadow. is not a device the config lets pods weight'"
 	check "... and the refusal is an error" bash -c "! '$HOOK' prestart < /tmp/probe.json"
 	step "sandbox: $(grep -o 'Landlock is not available[^`]*' $LOG | head -1 || echo 'Landlock applied')"
+	check "the hook applied Landlock (no 'Landlock is not available' in the log)" \
+		bash -c "! grep -q 'Landlock is not available' $LOG"
 	check "the hook ran sandboxed (no 'unsandboxed' in the log)" bash -c "! grep -q unsandboxed $LOG"
 	kill $sp
 }
@@ -93,6 +98,26 @@ JSON
 	kill $sp
 	wait $sp 2> /dev/null
 	rmdir $CG/machine.slice/libpod-abc.scope $CG/machine.slice/libpod-def.scope
+}
+
+# Landlock's denials, each one that seccomp alone would not stop: fails on
+# a kernel without Landlock (the guest kernel must have it)
+landlock_denials() {
+	local probe=${HOOK%/*}/sandbox-probe out=/var/lib/ioweight/ll-outside
+	mkdir -p $CG/lltest $out
+	echo "untouched" > $out/victim
+	"$probe" $CG/lltest $out /etc/ioweight/conf.d/10-check.json > /tmp/probe.out 2>&1
+	sed 's/^/# probe: /' /tmp/probe.out
+	check "Landlock is applied (ABI >= 1)" grep -qE '^landlock_abi [1-9]' /tmp/probe.out
+	check "sandboxed: a write under /sys/fs/cgroup works" grep -qx 'write_cgroup OK' /tmp/probe.out
+	check "sandboxed: reading its config works" grep -qx 'read_config OK' /tmp/probe.out
+	check "Landlock: a write open outside /sys/fs/cgroup is denied (EACCES)" grep -qx 'write_outside EACCES' /tmp/probe.out
+	check "Landlock: a read outside the config is denied (EACCES)" grep -qx 'read_outside EACCES' /tmp/probe.out
+	check "Landlock: /etc/hostname is denied (EACCES)" grep -qx 'read_etc EACCES' /tmp/probe.out
+	check "seccomp: a write open by path is denied (EPERM)" grep -qx 'write_by_path EPERM' /tmp/probe.out
+	check "... and the file outside is untouched" test "$(cat $out/victim)" = untouched
+	check "... and the cgroup write landed" grep -qx 'default 123' $CG/lltest/io.weight
+	rmdir $CG/lltest
 }
 
 # The hook writes nothing on a filesystem that is not cgroup2, whatever
@@ -173,6 +198,7 @@ podman_run() {
 main() {
 	write_config
 	pod_prestart
+	landlock_denials
 	shared_parent_claim
 	not_cgroup2
 	containerd_install_and_runc
