@@ -4,6 +4,7 @@
 #
 #   make demo            the main job: build what is missing, boot the guest,
 #                        run two competing fio pods without and with io.weight
+#   make demo-compare    the demo plus upstream io.cost on the baseline kernel
 #   make test            everything: host unit tests, guest kernel tests, e2e
 #   make kernel [KVARIANT=ioweight|baseline|debug]
 #   make image | hook | hook-check | bench | bench-quick | vm-shell
@@ -17,9 +18,9 @@ SHELL := /bin/bash
 KVARIANT ?= ioweight
 TOP := $(CURDIR)
 BZIMAGE = build/kernel-$(KVARIANT)/arch/x86/boot/bzImage
-HOST_PKGS := vm/host-packages.txt $(wildcard oci-hook/host-packages.txt)
+HOST_PKGS := vm/host-packages.txt $(wildcard oci-hook/host-packages.txt) $(wildcard e2e/host-packages.txt)
 
-.PHONY: all deps kernel kernel-tree image hook hook-check hook-deb test demo bench \
+.PHONY: all deps kernel kernel-tree image hook hook-check hook-deb test demo demo-compare bench \
 	bench-quick acceptance vm-shell test-stress kernel-refresh check-series checkpatch clean distclean
 
 all: kernel image hook
@@ -53,6 +54,9 @@ test-stress: deps
 
 demo: deps
 	@e2e/demo.sh
+
+demo-compare: deps
+	@e2e/demo.sh --compare
 
 bench: deps
 	@bench/run.sh --full

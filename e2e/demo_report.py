@@ -1,12 +1,15 @@
 #!/usr/bin/python3
-"""Table and plot for `make demo` from what e2e/guest/demo.sh left in DIR.
+"""Table and plot for `make demo` / `make demo-compare` from what
+e2e/guest/demo.sh left in DIR.
 
   e2e/demo_report.py DIR [PNG]
 
-Per run (off: no IO control, on: io.weight 500:100) and pod: fio's throughput
-and p99 completion latency, and the pod's share of the disk computed from
-device bytes in its cgroup's io.stat over the seconds fio measured (after its
-2 s ramp). The plot shows device throughput per pod over time, both runs.
+Per run found in DIR (off: no IO control; on: io.weight 500:100 with
+automatic parameters; iocost: upstream io.cost 500:100 with automatic
+parameters, baseline kernel) and pod: fio's throughput and p99 completion
+latency, and the pod's share of the disk computed from device bytes in its
+cgroup's io.stat over the seconds fio measured (after its 2 s ramp). The plot
+shows device throughput per pod over time, one panel per run.
 """
 import csv
 import json
@@ -15,7 +18,8 @@ import sys
 
 UNIT = 4096
 RAMP = 2.0
-RUNS = (("off", "no IO control"), ("on", "io.weight 500:100"))
+ALL_RUNS = (("off", "no IO control"), ("iocost", "io.cost 500:100, automatic"),
+            ("on", "io.weight 500:100, automatic"))
 PODS = (("high", 500), ("low", 100))
 
 
@@ -71,39 +75,47 @@ def shares(series):
     return {n: 100 * w / total for n, w in work.items()}, (win, total / (win[1] - win[0]))
 
 
-def table(d):
+def runs_in(d):
+    runs = tuple(r for r in ALL_RUNS if os.path.exists(os.path.join(d, f"{r[0]}-timeline.csv")))
+    if not runs:
+        sys.exit(f"demo_report.py: no <run>-timeline.csv in {d}")
+    return runs
+
+
+def table(d, runs):
     res = {}
-    for run, _ in RUNS:
+    for run, _ in runs:
         tl = timeline(os.path.join(d, f"{run}-timeline.csv"))
         sh, info = shares(tl)
         res[run] = {"share": sh, "disk_rate": info[1] if info else float("nan")}
         for pod, _ in PODS:
             res[run][pod] = fio_stats(os.path.join(d, f"{run}-{pod}.json"))
         res[run]["timeline"] = tl
-    hdr = f"{'pod (io.weight)':<20}" + "".join(f"| {label:^31} " for _, label in RUNS)
-    sub = f"{'':<20}" + "| {:>6} {:>6} {:>8} {:>7} ".format("MB/s", "IOPS", "p99 ms", "share") * len(RUNS)
+    hdr = f"{'pod (io.weight)':<20}" + "".join(f"| {label:^31} " for _, label in runs)
+    sub = f"{'':<20}" + "| {:>6} {:>6} {:>8} {:>7} ".format("MB/s", "IOPS", "p99 ms", "share") * len(runs)
     lines = [hdr, sub, "-" * len(sub)]
     for pod, w in PODS:
         row = f"{'demo-fio-' + pod + ' (' + str(w) + ')':<20}"
-        for run, _ in RUNS:
+        for run, _ in runs:
             s = res[run][pod]
             row += f"| {s['mbps']:6.2f} {s['iops']:6.0f} {s['p99_ms']:8.1f} {res[run]['share'][pod]:6.1f}% "
         lines.append(row)
     row = f"{'disk (IO units/s)':<20}"
-    for run, _ in RUNS:
+    for run, _ in runs:
         row += f"| {res[run]['disk_rate']:>31.0f} "
     lines.append(row)
     return "\n".join(lines), res
 
 
-def plot(res, png):
+def plot(res, png, runs):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    fig, axes = plt.subplots(1, len(runs), figsize=(6 * len(runs), 4.5), sharey=True, squeeze=False)
+    axes = axes[0]
     colors = {"high": "tab:blue", "low": "tab:orange"}
-    for ax, (run, label) in zip(axes, RUNS):
+    for ax, (run, label) in zip(axes, runs):
         # time 0 = the first IO of either pod; idle samples around the run dropped
         moves = [b[0] for pts in res[run]["timeline"].values() for a, b in zip(pts, pts[1:]) if b[1] > a[1]]
         first, last = (min(moves), max(moves)) if moves else (0, float("inf"))
@@ -131,11 +143,12 @@ def plot(res, png):
 def main():
     d = sys.argv[1]
     png = sys.argv[2] if len(sys.argv) > 2 else os.path.join(d, "ioweight-demo.png")
-    text, res = table(d)
+    runs = runs_in(d)
+    text, res = table(d, runs)
     print(text)
     with open(os.path.join(d, "table.txt"), "w") as f:
         f.write(text + "\n")
-    plot(res, png)
+    plot(res, png, runs)
     print(f"\nplot: {png}")
 
 
