@@ -13,12 +13,12 @@
 #
 # Builds what is missing first: the container and sandbox images and the
 # pre-imported containerd root (e2e/image.sh), the CRI stubs
-# (e2e/cri-stubs.sh), the hook (make -C oci-hook), the guest
-# image (vm/build-image.sh) and, only when absent, the kernel. Then it boots
-# the guest once per group of tests - "functional" (install, annotations,
+# (e2e/cri-stubs.sh), the hook (make -C oci-hook), the guest image
+# (vm/build-image.sh) and, only when absent, the kernel. Then it boots the
+# guest once per group of tests - "functional" (install, annotations,
 # pod_annotations, failure policy) and "sharing" (two pods, a pod with two
-# containers, three pods), so sharing
-# starts on a freshly booted disk - and sums the results.
+# containers, three pods), so sharing starts on a freshly booted disk - and
+# sums the results.
 # Logs: build/e2e/runs/<time>-<pid>/<group>/ (console.log, output, hook and
 # containerd logs, share measurements); build/e2e/run-<group> is the latest.
 set -euo pipefail
