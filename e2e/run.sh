@@ -5,8 +5,9 @@
 # containerd's default config, and the TAP tests in e2e/tests/ check the
 # weights it writes, its failure policy and how the disk is shared.
 #
-#   e2e/run.sh [--results FILE] [--kernel K] [TEST...]
+#   e2e/run.sh [--results FILE] [--kernel K] [--group G]... [TEST...]
 #     --results FILE   write "PASSED FAILED SKIPPED TODO" there (make test reads it)
+#     --group G        only these groups (below; default: all)
 #     --kernel K       ioweight (default, or $E2E_KERNEL), baseline, or a bzImage
 #                      path; sharing results only mean something on ioweight
 #     TEST...          names in e2e/tests/ (default: all, in groups below)
@@ -16,16 +17,18 @@
 # (e2e/cri-stubs.sh), the hook (make -C oci-hook), the guest image
 # (vm/build-image.sh) and, only when absent, the kernel. Then it boots the
 # guest once per group of tests - "functional" (install, annotations,
-# pod_annotations, failure policy) and "sharing" (two pods, a pod with two
-# containers, three pods), so sharing starts on a freshly booted disk - and
-# sums the results.
+# pod_annotations, failure policy), "sharing" (two pods, a pod with two
+# containers, three pods), so sharing starts on a freshly booted disk, both
+# with the cgroupfs driver, and "systemd" (annotations, pod_annotations, two
+# pods, two containers again, systemd as PID 1 and the systemd cgroup
+# driver) - and sums the results. TEST names select within every group.
 # Logs: build/e2e/runs/<time>-<pid>/<group>/ (console.log, output, hook and
 # containerd logs, share measurements); build/e2e/run-<group> is the latest.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-results="" kernel=${E2E_KERNEL:-ioweight} only=()
+results="" kernel=${E2E_KERNEL:-ioweight} only=() only_groups=()
 t0=$(date +%s)
 
 
@@ -36,6 +39,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--results) results=$2; shift 2 ;;
 	--kernel) kernel=$2; shift 2 ;;
+	--group) only_groups+=("$2"); shift 2 ;;
 	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1 (see --help)" ;;
 	*) only+=("$1"); shift ;;
@@ -46,8 +50,14 @@ done
 declare -A groups=(
 	[functional]="10-install.sh 20-annotations.sh 25-pod-annotations.sh 30-failure-policy.sh"
 	[sharing]="40-two-pods.sh 45-pod-containers.sh 50-three-pods.sh"
+	[systemd]="20-annotations.sh 25-pod-annotations.sh 40-two-pods.sh 45-pod-containers.sh"
 )
-group_order=(functional sharing)
+# group name -> extra vm/run.sh options: the systemd group boots with
+# systemd as PID 1, and containerd and kcri use the systemd cgroup driver
+declare -A group_vm=(
+	[systemd]="--systemd --append E2E_CGROUP_DRIVER=systemd"
+)
+group_order=(functional sharing systemd)
 
 write_results() {
 	[ -z "$results" ] || echo "$1 $2 $3 ${4:-0}" > "$results"
@@ -90,7 +100,8 @@ run_group() {
 	mkdir -p "$dir"
 	[ -L "build/e2e/run-$g" ] || rm -rf "build/e2e/run-$g" # a directory from an older layout
 	ln -sfn "${dir#build/e2e/}" "build/e2e/run-$g"
-	vm/run.sh --kernel "$kernel" --timeout 1200 --run-dir "$dir" \
+	# shellcheck disable=SC2086 # the group's options are words
+	vm/run.sh --kernel "$kernel" --timeout 1200 --run-dir "$dir" ${group_vm[$g]:-} \
 		--disk size=2G,iops=1000,iops-size=4096 \
 		--attach build/e2e/containerd.img \
 		-- /ioweight/e2e/guest/suite.sh "$dir" "${tests[@]}" || true
@@ -109,12 +120,19 @@ run_group() {
 runs=build/e2e/runs/$(date +%Y%m%d-%H%M%S)-$$
 
 main() {
+	local g
+	for g in "${only_groups[@]}"; do
+		[ -n "${groups[$g]:-}" ] || die "no group $g (groups: ${group_order[*]})"
+	done
 	write_results 0 1 0 # until proven otherwise
 	mkdir -p "$runs"
 	{ ls -1d build/e2e/runs/*/ 2>/dev/null || true; } | head -n -10 | xargs -r rm -rf
 	build_prereqs
-	local g
-	for g in "${group_order[@]}"; do run_group "$g"; done
+	for g in "${group_order[@]}"; do
+		if [ ${#only_groups[@]} = 0 ] || [[ " ${only_groups[*]} " == *" $g "* ]]; then
+			run_group "$g"
+		fi
+	done
 	stage "done in $(( $(date +%s) - t0 ))s"
 	echo "e2e: $pass passed, $fail failed, $skip skipped, $todo todo"
 	write_results "$pass" "$fail" "$skip" "$todo"

@@ -13,6 +13,10 @@
 E2E=/ioweight/e2e
 PODS=/ioweight/examples/pods
 KCRI=$E2E/guest/kcri
+# the cgroup driver of this boot: cgroupfs, or systemd (e2e/run.sh's systemd
+# group boots with systemd as PID 1 and E2E_CGROUP_DRIVER=systemd)
+E2E_CGROUP_DRIVER=${E2E_CGROUP_DRIVER:-cgroupfs}
+export KCRI_CGROUP_DRIVER=$E2E_CGROUP_DRIVER
 PAUSE_IMAGE=localhost/ioweight/pause:e2e
 # RuntimeClass objects kcri resolves runtimeClassName with: the deployed one
 # (ioweight) and the suite's narrowed handler (setup.sh)

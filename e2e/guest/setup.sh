@@ -55,8 +55,14 @@ configure_containerd() {
 	grep -q '^ *sandbox_image = ' "$cfg" || die "no sandbox_image line in containerd's default config"
 	sed -i "s|^\( *sandbox_image = \).*|\1\"$PAUSE_IMAGE\"|" "$cfg"
 	grep -q "^ *sandbox_image = \"$PAUSE_IMAGE\"" "$cfg" || die "could not set sandbox_image in $cfg"
+	if [ "$E2E_CGROUP_DRIVER" = systemd ]; then
+		# the one runc option a systemd-driver node changes, as kubeadm's docs say
+		[ "$(grep -c '^ *SystemdCgroup = false$' "$cfg")" = 1 ] \
+			|| die "expected one 'SystemdCgroup = false' line (runc's) in containerd's default config"
+		sed -i 's/^\( *SystemdCgroup = \)false$/\1true/' "$cfg"
+	fi
 	cp "$cfg" /var/lib/ioweight/config.toml.stock
-	step "containerd config: \`containerd config default\` with sandbox_image $PAUSE_IMAGE"
+	step "containerd config: \`containerd config default\` with sandbox_image $PAUSE_IMAGE, cgroup driver $E2E_CGROUP_DRIVER"
 }
 
 install_hook() {
@@ -88,6 +94,7 @@ add_classonly_handler() {
 	  pod_annotations = ["ioweight.dev/class"]
 	[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.ioweight-classonly.options]
 	  BinaryName = "/usr/local/sbin/ioweight-runc"
+	  SystemdCgroup = $([ "$E2E_CGROUP_DRIVER" = systemd ] && echo true || echo false)
 	EOF
 	step "test handler ioweight-classonly: pod_annotations = [\"ioweight.dev/class\"]"
 }

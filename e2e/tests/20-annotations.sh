@@ -37,13 +37,18 @@ pod_weight_test weight-device "ioweight.dev/weight=200 + device-weights /dev/vdb
 pod_weight_test weight-blockio "blockio pod class silver (250), container class best-effort (25)" \
 	"default 250" app "default 25"
 
-# kubelet's cgroupfs layout per QoS class
-if [[ ${layout[weight-default]:-} == /kubepods/besteffort/pod* &&
-      ${layout[weight-class]:-} == /kubepods/burstable/pod* &&
-      ${layout[weight-device]:-} == /kubepods/pod* ]]; then
-	tap_ok "pod cgroups follow kubelet's layout: besteffort, burstable, guaranteed"
+# kubelet's layout per QoS class, for the driver of this boot
+if [ "$E2E_CGROUP_DRIVER" = systemd ]; then
+	be=/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod bu=/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod
+	gu=/kubepods.slice/kubepods-pod
 else
-	tap_fail "pod cgroups follow kubelet's layout: besteffort, burstable, guaranteed" \
+	be=/kubepods/besteffort/pod bu=/kubepods/burstable/pod gu=/kubepods/pod
+fi
+if [[ ${layout[weight-default]:-} == "$be"* && ${layout[weight-class]:-} == "$bu"* &&
+      ${layout[weight-device]:-} == "$gu"* ]]; then
+	tap_ok "pod cgroups follow kubelet's $E2E_CGROUP_DRIVER layout: besteffort, burstable, guaranteed"
+else
+	tap_fail "pod cgroups follow kubelet's $E2E_CGROUP_DRIVER layout: besteffort, burstable, guaranteed" \
 		"$(for k in "${!layout[@]}"; do echo "$k: ${layout[$k]}"; done)"
 fi
 
