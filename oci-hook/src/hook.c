@@ -76,16 +76,28 @@ static int find_cgroup(const struct hook_opts *o, struct oci_state *st, struct h
 /*
  * The cgroup driver is the runtime's word in config.json: linux.cgroupsPath
  * in "slice:prefix:name" form is the systemd driver.  Read only when the
- * container's cgroup could be a unit (its name ends in .scope or .slice):
- * under cgroupfs the bundle is not opened unless the state lacks something.
- * The unit's cgroup, as systemd names it, must be where the container runs.
+ * container's cgroup, or its parent, could be a unit (a name ending in
+ * .scope or .slice): under cgroupfs the bundle is not opened unless the
+ * state lacks something.  The unit's cgroup, as systemd names it, must be
+ * where the container runs, or its parent: crun puts the process of a
+ * delegated scope one level down (run.oci.systemd.subgroup, "container"),
+ * where a weight would have no sibling to weigh against; the unit is what
+ * competes, so the unit is what the hook weights.
  */
 static int find_driver(const struct hook_opts *o, struct oci_state *st, struct hook_result *res,
 		       char **spec_cg, bool spec_read, struct hook_err *err)
 {
-	char want[PATH_MAX / 2];
+	char want[PATH_MAX / 2], parent[PATH_MAX / 2];
+	char *slash;
+	size_t wl;
 
-	if (o->cgroup || !st->bundle || !cgroup_looks_like_unit(res->ctr_cg))
+	if (o->cgroup || !st->bundle)
+		return 0;
+	snprintf(parent, sizeof(parent), "%s", res->ctr_cg);
+	slash = strrchr(parent, '/');
+	if (slash)
+		*slash = '\0';
+	if (!cgroup_looks_like_unit(res->ctr_cg) && !cgroup_looks_like_unit(parent))
 		return 0;
 	if (!spec_read && spec_load(st, true, spec_cg, err) < 0)
 		return -1;
@@ -93,6 +105,12 @@ static int find_driver(const struct hook_opts *o, struct oci_state *st, struct h
 		return 0;
 	if (cgroup_from_spec(*spec_cg, want, sizeof(want), err) < 0)
 		return -1;
+	wl = strlen(want);
+	if (!strcmp(want, parent) && strcmp(want, res->ctr_cg)) {
+		log_msg(LOG_INFO, "the container runs in %s, a sub-cgroup of its unit's: weighting the unit's cgroup %s",
+			res->ctr_cg, want);
+		memcpy(res->ctr_cg, want, wl + 1);
+	}
 	if (strcmp(want, res->ctr_cg)) {
 		char a[256], b[PATH_MAX / 2];
 

@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -232,6 +233,9 @@ static const sd_bus_vtable manager_vtable[] = {
 
 static void serve(struct fake_manager *fm, int lfd)
 {
+	/* a failed assertion skips manager_stop(): never outlive the tests
+	 * (make check's tee would wait for our copy of stdout) */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	for (;;) {
 		int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 		sd_bus *b = NULL;
@@ -375,6 +379,62 @@ static void test_spec_only(void **state)
 	free(got);
 	got = fk_read(f, "cg" SPOD "/io.weight");
 	assert_string_equal(got, "default 77");
+	free(got);
+	hook_result_free(&res);
+	free(s);
+}
+
+/* crun runs a delegated scope's process one level down ("container"):
+ * the scope, the unit that competes with its siblings, gets the weight */
+static void test_crun_subgroup(void **state)
+{
+	struct fake *f = *state;
+	struct fake_manager fm;
+	struct hook_result res;
+	struct hook_err err = { 0 };
+	char *s, *got;
+
+	fk_config(f, pod_cfg);
+	fk_write(f, "cg" SCTR "/container/io.weight", "");
+	fk_write(f, "proc/302/cgroup", "0::" SCTR "/container\n");
+	s = systemd_state(f, 302, SPEC_CP, pod_ann);
+	manager_start(f, &fm);
+	if (fk_run(f, s, &res, &err) < 0)
+		print_error("hook: %s\n", err.msg);
+	manager_stop(&fm);
+	assert_int_equal(err.code, 0);
+	assert_string_equal(res.ctr_cg, SCTR);
+	got = calls(f);
+	assert_string_equal(got,
+		POD_UNIT " runtime=1 IOWeight=500 IODeviceWeight=/dev/block/254:16:800\n"
+		"cri-containerd-ctr3.scope runtime=1 IOWeight=300\n");
+	free(got);
+	got = fk_read(f, "cg" SCTR "/io.weight");
+	assert_string_equal(got, "default 300");
+	free(got);
+	got = fk_read(f, "cg" SCTR "/container/io.weight");
+	assert_string_equal(got, "");
+	free(got);
+	hook_result_free(&res);
+	free(s);
+	/* two levels down is a cgroup of its own inside the delegated
+	 * subtree, which systemd never rewrites: its own file, no unit */
+	fk_write(f, "cg" SCTR "/cgroup.subtree_control", "");
+	fk_write(f, "cg" SCTR "/container/cgroup.subtree_control", "");
+	fk_write(f, "cg" SCTR "/container/deeper/io.weight", "");
+	fk_write(f, "proc/303/cgroup", "0::" SCTR "/container/deeper\n");
+	unlink(fm.log);
+	s = systemd_state(f, 303, SPEC_CP, "\"ioweight.dev/weight\":\"40\"");
+	manager_start(f, &fm);
+	assert_int_equal(fk_run(f, s, &res, &err), 0);
+	manager_stop(&fm);
+	assert_false(res.systemd);
+	assert_string_equal(res.ctr_cg, SCTR "/container/deeper");
+	got = calls(f);
+	assert_string_equal(got, "");
+	free(got);
+	got = fk_read(f, "cg" SCTR "/container/deeper/io.weight");
+	assert_string_equal(got, "default 40");
 	free(got);
 	hook_result_free(&res);
 	free(s);
@@ -559,6 +619,7 @@ int run_systemd_tests(void)
 #ifdef HAVE_SYSTEMD
 		cmocka_unit_test_setup_teardown(test_pod_through_systemd, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_spec_only, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_crun_subgroup, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_cgroupfs_never_calls, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_no_manager, fake_setup, fake_teardown),

@@ -60,7 +60,10 @@ int main(int argc, char **argv)
 	report("write_cgroup", fd);
 	report("read_config", open(argv[3], O_RDONLY | O_CLOEXEC));
 	/* Landlock: write outside /sys/fs/cgroup (seccomp would let it by) */
-	report("write_outside", openat(dirs[1], "victim", O_WRONLY | O_CLOEXEC));
+	fd = openat(dirs[1], "victim", O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd >= 0 && write(fd, "written\n", 8) != 8)
+		fd = -1;
+	report("write_outside", fd);
 	/* Landlock: read outside the config and the cgroup tree */
 	snprintf(path, sizeof(path), "%s/victim", argv[2]);
 	report("read_outside", open(path, O_RDONLY | O_CLOEXEC));

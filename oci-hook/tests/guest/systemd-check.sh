@@ -10,6 +10,9 @@
 # control: a weight written only to the file is gone after daemon-reload,
 # so the check above could fail. The hook ran sandboxed, its only socket
 # the manager's, and a cgroupsPath naming another scope is refused.
+# podman with its systemd cgroup manager: a container's weight goes to its
+# libpod-<id>.scope; one claiming to be a pod sandbox in machine.slice does
+# not start and leaves machine.slice alone.
 set -uo pipefail
 
 HOOK=${HOOK:-/ioweight/build/hook/ioweight-hook}
@@ -113,10 +116,35 @@ JSON
 	wait $sp 2> /dev/null
 }
 
+podman_systemd() {
+	local f=/usr/share/containers/oci/hooks.d/ioweight-hook.json id before
+	check "podman install" "$HOOK" install --runtime podman
+	timeout 120 podman --log-level=error run -d --name p1 --network none --cgroup-manager systemd \
+		--annotation ioweight.dev/weight=600 --rootfs /tmp/rootfs sleep 60 > /dev/null
+	id=$(podman inspect -f '{{.Id}}' p1 2>/dev/null)
+	check "podman (systemd manager): libpod-<id>.scope IOWeight=600 in systemd" \
+		test "$(prop libpod-$id.scope IOWeight)" = 600
+	check "... and its io.weight default 600" grep -qx "default 600" $CG/machine.slice/libpod-$id.scope/io.weight
+	podman rm -f -t 0 p1 > /dev/null 2>&1
+	before=$(cat $CG/machine.slice/io.weight)
+	check "podman container claiming to be a sandbox in machine.slice does not start" \
+		bash -c "! timeout 120 podman --log-level=error run --rm --name p2 --network none --cgroup-manager systemd \
+		--annotation io.kubernetes.cri.container-type=sandbox --annotation io.kubernetes.cri.sandbox-id=libpod \
+		--annotation ioweight.dev/weight=1000 --rootfs /tmp/rootfs true"
+	check "... refused by the hook, which says why" \
+		grep -q 'cgroup /machine.slice/libpod-[0-9a-f]*.scope is not a container of a kubelet pod cgroup' $LOG
+	check "... machine.slice io.weight untouched" test "$(cat $CG/machine.slice/io.weight)" = "$before"
+	check "... machine.slice has no IOWeight in systemd" test "$(prop machine.slice IOWeight)" = "[not set]"
+	podman rm -f -t 0 p2 > /dev/null 2>&1
+	check "podman uninstall" "$HOOK" install --runtime podman --uninstall
+	check "hooks.d entry removed" test ! -e $f
+}
+
 main() {
 	write_config
 	pod_through_systemd
 	wrong_scope
+	podman_systemd
 	echo "1..$n"
 	echo "# hook systemd-check: $((n - failed)) passed, $failed failed"
 	[ $failed -eq 0 ]
