@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <stddef.h>
 #include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
@@ -32,7 +33,12 @@ static const struct {
 
 void config_default(struct ioweight_config *cfg)
 {
-	memset(cfg, 0, sizeof(*cfg));
+	/* the scalars only: the tables are read below their counts, and each
+	 * entry is zeroed as it is added.  Zeroing all 75 KiB faulted in ~19
+	 * pages at every container start (~0.3 ms on a loaded VM host) */
+	memset(cfg, 0, offsetof(struct ioweight_config, classes));
+	cfg->n_classes = cfg->n_namespaces = cfg->n_profiles = cfg->n_rules = 0;
+	memset(cfg->classes, 0, 3 * sizeof(cfg->classes[0]));
 	strcpy(cfg->source, "<built-in default>");
 	strcpy(cfg->name, "default");
 	cfg->policy = POLICY_FAIL;

@@ -197,10 +197,13 @@ int hook_run(const struct hook_opts *o, struct oci_state *st, struct hook_result
 	memset(res, 0, sizeof(*res));
 	res->policy = POLICY_FAIL;	/* until a config says otherwise */
 	res->requested = true;		/* until the annotations say otherwise */
-	res->cfg = calloc(1, sizeof(*res->cfg));
-	names = calloc(DISK_NAMES_MAX, sizeof(*names));
+	/* not zeroed: config_default() and device_expand_rules() fill what
+	 * is read, and untouched pages cost nothing */
+	res->cfg = malloc(sizeof(*res->cfg));
+	names = malloc(DISK_NAMES_MAX * sizeof(*names));
 	if (!res->cfg || !names)
 		return hook_fail(err, ENOMEM, "config");
+	config_default(res->cfg);	/* defined on every error path too */
 	/* config.json when the state lacks what we need (find_driver may
 	 * read it later) */
 	spec_read = (!st->has_annotations || (st->pid <= 0 && !o->cgroup)) && st->bundle;
