@@ -96,6 +96,16 @@ if has hook && [ -x oci-hook/tests/guest/runc-check.sh ]; then
 	collect "hook in the guest" "$rundir/results"
 fi
 
+if has hook && [ -x oci-hook/tests/guest/systemd-check.sh ]; then
+	step "guest: the hook under the systemd cgroup driver, systemd as PID 1 ($kvariant kernel)"
+	rundir=build/test/run-hook-systemd
+	rm -rf "$rundir"
+	vm/run.sh --systemd --kernel "$kvariant" --timeout 600 --run-dir "$rundir" --disk size=1G \
+		-- /ioweight/vm/tap-runner.sh -r "/ioweight/$rundir/results" \
+		/ioweight/oci-hook/tests/guest/systemd-check.sh || true
+	collect "hook under systemd in the guest" "$rundir/results"
+fi
+
 if has kernel; then
 	step "guest: kernel tests on the $kvariant kernel (KUnit + kernel/tests)"
 	rundir=build/test/run-kernel
