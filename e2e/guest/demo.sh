@@ -88,5 +88,5 @@ for run in "$@"; do
 		run_case iocost "$E2E/config/demo-iocost-auto.json" "upstream io.cost 500:100, automatic parameters" ;;
 	*) die "unknown run $run (off, on, iocost)" ;;
 	esac
-	echo "$(e2e_kernel)" > "$out/$run-kernel.txt"
+	e2e_kernel > "$out/$run-kernel.txt"
 done

@@ -45,6 +45,6 @@ if out=$(pod_run "$PODS/classonly-weight.yaml" 2>&1); then
 	fi
 	pod_rm classonly-weight > /dev/null
 else
-	for t in 1 2 3 4; do tap_fail "classonly-weight pod starts" "$out"; done
+	for _ in 1 2 3 4; do tap_fail "classonly-weight pod starts" "$out"; done
 fi
 tap_done
