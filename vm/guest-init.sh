@@ -43,19 +43,26 @@ root_controllers() {
 	done
 }
 
+# both boots: the controllers on at the root, then the host's command if it
+# left one (and power off after it)
+run_if_asked() {
+	local run=${IOW_RUN:+/ioweight/$IOW_RUN}
+	root_controllers
+	# data disks: the harness sets rotational per scenario; record the default
+	mkdir -p /var/lib/ioweight
+	if [ -n "$run" ] && [ -f "$run/cmd" ]; then
+		run_command "$run"
+		poweroff_now
+	fi
+}
+
 # ---- systemd boot: the unit's side ----
 if [ "${1:-}" = --systemd-unit ]; then
 	# PID 1's environment as it was before systemd took over (IOW_RUN and
 	# the --append words), so the command sees what it sees without systemd
 	# shellcheck disable=SC1091
 	. /run/ioweight/env
-	root_controllers
-	mkdir -p /var/lib/ioweight
-	run=${IOW_RUN:+/ioweight/$IOW_RUN}
-	if [ -n "$run" ] && [ -f "$run/cmd" ]; then
-		run_command "$run"
-		poweroff_now
-	fi
+	run_if_asked
 	echo "ioweight guest (systemd): log in as root on the console; 'poweroff' leaves." > /dev/console
 	exit 0
 fi
@@ -135,15 +142,7 @@ ln -sf /proc/self/fd/1 /dev/stdout
 ln -sf /proc/self/fd/2 /dev/stderr
 hostname ioweight-guest
 ip link set lo up 2>/dev/null
-root_controllers
-# data disks: the harness sets rotational per scenario; record the default
-mkdir -p /var/lib/ioweight
-
-run=${IOW_RUN:+/ioweight/$IOW_RUN}
-if [ -n "$run" ] && [ -f "$run/cmd" ]; then
-	run_command "$run"
-	poweroff_now
-fi
+run_if_asked
 
 echo "ioweight guest: root shell; the work tree is at /ioweight; 'poweroff' or Ctrl-D leaves." > /dev/console
 cd /ioweight
