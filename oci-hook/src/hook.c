@@ -160,6 +160,7 @@ static int confine(const struct hook_opts *o, const struct plan *p, struct hook_
 	};
 	struct sandbox_status st;
 
+	_Static_assert((int)PLAN_MAX_DIRS <= (int)SANDBOX_MAX_WRITE_DIRS, "a plan's directories fit the filter");
 	for (size_t i = 0; i < p->n_dirs && sp.n_write_dirs < PLAN_MAX_DIRS; i++)
 		if (p->dirs[i].fd >= 0)
 			fds[sp.n_write_dirs++] = p->dirs[i].fd;

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* sandbox.c - Landlock ruleset and libseccomp allow-list, default EPERM. */
+/* sandbox.c - Landlock ruleset and the build-time seccomp program, default EPERM. */
 #include "sandbox.h"
 
 #include <fcntl.h>
 #include <linux/landlock.h>
-#include <seccomp.h>
+#include <linux/seccomp.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <termios.h>
+
+/* seccomp_tmpls[]: libseccomp's programs, one per shape (seccomp_gen.c) */
+#include "seccomp-prog.h"
 
 /* ---- Landlock ---- */
 
@@ -133,77 +134,62 @@ static int landlock_apply(const struct sandbox_spec *sp, struct sandbox_status *
 
 /* ---- seccomp ---- */
 
-static void cleanup_seccompp(scmp_filter_ctx *c)
+static int cmp_int(const void *a, const void *b)
 {
-	if (*c)
-		seccomp_release(*c);
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
 }
 
-/* Everything the hook does after sandboxing besides opening files: read
- * and write open fds (cgroup files, the log file or the connected syslog
- * socket, stderr), allocate, tell the time, exit. */
-static const char *const allowed[] = {
-	"read", "write", "writev", "pread64", "lseek", "close",
-	"fstat", "newfstatat",
-	"brk", "mmap", "munmap", "mremap", "madvise",
-	"futex", "rt_sigreturn", "rt_sigprocmask",
-	"getpid", "gettid", "clock_gettime", "gettimeofday", "time",
-	"fcntl", "exit", "exit_group",
-	"getrandom",
-};
+int sandbox_seccomp_program(const struct sandbox_spec *sp, struct sock_filter *out, size_t max,
+			    size_t *len, struct hook_err *err)
+{
+	int fds[SANDBOX_MAX_WRITE_DIRS];
+	size_t n = 0;
+	const struct seccomp_tmpl *t;
+
+	if (sp->n_write_dirs > SANDBOX_MAX_WRITE_DIRS)
+		return hook_fail(err, E2BIG, "seccomp: %zu cgroup directories to write in, at most %d",
+				 sp->n_write_dirs, SANDBOX_MAX_WRITE_DIRS);
+	/* the template's slots take the fds in ascending order, once each */
+	for (size_t i = 0; i < sp->n_write_dirs; i++)
+		fds[i] = sp->write_dirs[i];
+	qsort(fds, sp->n_write_dirs, sizeof(*fds), cmp_int);
+	for (size_t i = 0; i < sp->n_write_dirs; i++) {
+		if (fds[i] < 0)
+			return hook_fail(err, EBADF, "seccomp: cgroup directory fd %d", fds[i]);
+		if (!n || fds[n - 1] != fds[i])
+			fds[n++] = fds[i];
+	}
+	t = &seccomp_tmpls[n][sp->bus_fd > 0];
+	if (t->len > max)
+		return hook_fail(err, E2BIG, "seccomp: program of %u instructions, room for %zu", t->len, max);
+	memcpy(out, &seccomp_tmpl_insns[t->off], t->len * sizeof(*out));
+	for (size_t i = 0; i < t->n_slots; i++) {
+		const struct seccomp_slot *sl = &seccomp_tmpl_slots[t->slot_off + i];
+
+		out[sl->insn].k = (__u32)(sl->fd == SECCOMP_SLOT_BUS ? sp->bus_fd : fds[sl->fd]);
+	}
+	*len = t->len;
+	return 0;
+}
 
 static int seccomp_apply(const struct sandbox_spec *sp, struct hook_err *err)
 {
-	__attribute__((cleanup(cleanup_seccompp))) scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
-	/* dirfd is an int: compare its low 32 bits only */
-	const scmp_datum_t fd_mask = 0xffffffffULL;
-	int r;
+	struct sock_filter insns[SECCOMP_TMPL_MAX_LEN];
+	struct sock_fprog prog = { .filter = insns };
+	size_t len;
 
-	if (!ctx)
-		return hook_fail(err, ENOMEM, "seccomp: cannot create filter");
-	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
-		int nr = seccomp_syscall_resolve_name(allowed[i]);
-
-		if (nr == __NR_SCMP_ERROR)
-			continue;	/* not on this architecture (e.g. "time" on arm64) */
-		if ((r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0)) < 0)
-			return hook_fail(err, -r, "seccomp: cannot allow %s", allowed[i]);
-	}
-	/* read-only opens of existing files, anywhere Landlock allows */
-	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1,
-				  SCMP_A2(SCMP_CMP_MASKED_EQ,
-					  O_ACCMODE | O_CREAT | O_TRUNC | __O_TMPFILE, O_RDONLY))) < 0)
-		return hook_fail(err, -r, "seccomp: cannot allow openat");
-	/* writing opens: only relative to the checked cgroup directories, and
-	 * never creating anything */
-	for (size_t i = 0; i < sp->n_write_dirs; i++)
-		if ((r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 2,
-					  SCMP_A0(SCMP_CMP_MASKED_EQ, fd_mask,
-						  (scmp_datum_t)(unsigned)sp->write_dirs[i]),
-					  SCMP_A2(SCMP_CMP_MASKED_EQ, O_CREAT | __O_TMPFILE, 0))) < 0)
-			return hook_fail(err, -r, "seccomp: cannot allow openat in fd %d", sp->write_dirs[i]);
-	/* systemd driver: messages on the connection made before the
-	 * filter, on no other fd; socket() and connect() stay refused, so no
-	 * other socket (containerd's, the bus daemon's) can be reached */
-	if (sp->bus_fd > 0) {
-		static const char *const bus_io[] = { "sendmsg", "recvmsg" };
-
-		for (size_t i = 0; i < 2; i++)
-			if ((r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, seccomp_syscall_resolve_name(bus_io[i]), 1,
-						  SCMP_A0(SCMP_CMP_MASKED_EQ, fd_mask,
-							  (scmp_datum_t)(unsigned)sp->bus_fd))) < 0)
-				return hook_fail(err, -r, "seccomp: cannot allow %s on fd %d", bus_io[i], sp->bus_fd);
-		/* waiting for the reply: ppoll's fds are behind a pointer */
-		if ((r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ppoll), 0)) < 0)
-			return hook_fail(err, -r, "seccomp: cannot allow ppoll");
-	}
-	/* stdio asks whether a stream is a terminal */
-	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
-				  SCMP_A1(SCMP_CMP_EQ, TCGETS))) < 0)
-		return hook_fail(err, -r, "seccomp: cannot allow ioctl");
-	/* no_new_privs (libseccomp's default) keeps the filter on any exec */
-	if ((r = seccomp_load(ctx)) < 0)
-		return hook_fail(err, -r, "seccomp: cannot load filter");
+	if (sandbox_seccomp_program(sp, insns, SECCOMP_TMPL_MAX_LEN, &len, err) < 0)
+		return -1;
+	prog.len = (unsigned short)len;
+	/* no_new_privs keeps the filter on any exec, and lets a process
+	 * without CAP_SYS_ADMIN install it */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return hook_fail(err, errno, "seccomp: cannot set no_new_privs");
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0 &&
+	    (errno != ENOSYS || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0))
+		return hook_fail(err, errno, "seccomp: cannot load filter");
 	return 0;
 }
 

@@ -11,11 +11,21 @@
  * connection to systemd is made before, and only its fd may send and
  * receive messages.  Applied last in the setup order, after the log is
  * open and the cgroup directories are.
+ *
+ * The seccomp program is libseccomp's, compiled at build time
+ * (seccomp_rules.c, seccomp_gen.c): the hook fills in its fds and loads it.
  */
 #ifndef IOWEIGHT_SANDBOX_H
 #define IOWEIGHT_SANDBOX_H
 
+#include <linux/filter.h>
+
 #include "util.h"
+
+enum {
+	/* write directories the filter can name: ancestors, pod, container */
+	SANDBOX_MAX_WRITE_DIRS = MAX_CGROUP_DEPTH + 2,
+};
 
 struct sandbox_spec {
 	const int *write_dirs;		/* the only dirfds write opens may use */
@@ -37,6 +47,14 @@ struct sandbox_status {
  * with requireSandbox).
  */
 int sandbox_apply(const struct sandbox_spec *sp, struct sandbox_status *st, struct hook_err *err);
+
+/*
+ * The seccomp program sandbox_apply() loads for sp: at most max
+ * instructions into out, their number in *len.  Fails on more than
+ * SANDBOX_MAX_WRITE_DIRS directories or a negative fd.
+ */
+int sandbox_seccomp_program(const struct sandbox_spec *sp, struct sock_filter *out, size_t max,
+			    size_t *len, struct hook_err *err);
 
 #ifdef IOWEIGHT_TESTING
 /* Test builds only: act as on a kernel without Landlock. */
