@@ -13,8 +13,9 @@
 static struct {
 	enum log_target target;
 	int fd;			/* the log file, or the datagram socket to /dev/log */
+	int pid;		/* for every line: asked once */
 	char ctr[80], pod[PATH_MAX / 4], cg[PATH_MAX / 4];
-} logst = { LOGT_NONE, -1, "-", "-", "-" };
+} logst = { LOGT_NONE, -1, 0, "-", "-", "-" };
 
 /*
  * syslog without libc's syslog(): that one reconnects (socket + connect)
@@ -40,6 +41,7 @@ int log_open(enum log_target target, const char *path, struct hook_err *err)
 {
 	log_close();
 	logst.target = target;
+	logst.pid = (int)getpid();
 	switch (target) {
 	case LOGT_FILE:
 		logst.fd = TEMP_FAILURE_RETRY(open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
@@ -71,6 +73,33 @@ void log_context(const char *ctr, const char *pod, const char *cg)
 	str_escape(cg && *cg ? cg : "-", logst.cg, sizeof(logst.cg));
 }
 
+void log_utc(time_t t, struct tm *tm)
+{
+	long days = (long)(t / 86400), secs = (long)(t % 86400);
+	long z, era, doe, yoe, doy, mp;
+
+	if (secs < 0) {
+		secs += 86400;
+		days--;
+	}
+	/* the proleptic Gregorian calendar in 400-year eras that begin on
+	 * 1 March, so the leap day ends a year; 719468 days from 0000-03-01
+	 * to the epoch */
+	z = days + 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = z - era * 146097;					/* day of era, 0..146096 */
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;	/* 0..399 */
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);		/* from 1 March, 0..365 */
+	mp = (5 * doy + 2) / 153;				/* March is 0 */
+	memset(tm, 0, sizeof(*tm));
+	tm->tm_mday = (int)(doy - (153 * mp + 2) / 5 + 1);
+	tm->tm_mon = (int)(mp < 10 ? mp + 2 : mp - 10);
+	tm->tm_year = (int)(yoe + era * 400 + (mp >= 10) - 1900);
+	tm->tm_hour = (int)(secs / 3600);
+	tm->tm_min = (int)(secs / 60 % 60);
+	tm->tm_sec = (int)(secs % 60);
+}
+
 static const char *level_name(int prio)
 {
 	return prio <= LOG_ERR ? "error" : prio == LOG_WARNING ? "warning" : "info";
@@ -98,7 +127,7 @@ void log_msg(int prio, const char *fmt, ...)
 		localtime_r(&ts.tv_sec, &tm);
 		strftime(stamp, sizeof(stamp), "%b %e %H:%M:%S", &tm);
 		n = snprintf(line, sizeof(line), "<%d>%s ioweight-hook[%d]: container=%s pod=%s cgroup=%s: %s",
-			     LOG_DAEMON | (prio & LOG_PRIMASK), stamp, (int)getpid(), logst.ctr,
+			     LOG_DAEMON | (prio & LOG_PRIMASK), stamp, logst.pid, logst.ctr,
 			     logst.pod, logst.cg, msg);
 		if (n > (int)sizeof(line) - 1)
 			n = (int)sizeof(line) - 1;
@@ -108,10 +137,10 @@ void log_msg(int prio, const char *fmt, ...)
 		n = 0;
 		break;
 	case LOGT_FILE:
-		gmtime_r(&ts.tv_sec, &tm);
-		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-		n = snprintf(line, sizeof(line), "%s.%03ldZ ioweight-hook[%d] %s: container=%s pod=%s cgroup=%s: %s\n",
-			     stamp, ts.tv_nsec / 1000000, (int)getpid(), level_name(prio), logst.ctr,
+		log_utc(ts.tv_sec, &tm);
+		n = snprintf(line, sizeof(line), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ ioweight-hook[%d] %s: container=%s pod=%s cgroup=%s: %s\n",
+			     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+			     tm.tm_sec, ts.tv_nsec / 1000000, logst.pid, level_name(prio), logst.ctr,
 			     logst.pod, logst.cg, msg);
 		fd = logst.fd;
 		break;

@@ -7,6 +7,7 @@
 #include "annotations.h"
 #include "cgroup.h"
 #include "json.h"
+#include "log.h"
 
 static void test_state_extra_fields(void **state)
 {
@@ -155,6 +156,39 @@ static void test_roots_flags(void **state)
 	assert_int_equal(roots_set(dst, "/a/../b", "--cgroup-root", &err), -1);
 }
 
+/* the file log's stamps: the same calendar as libc's, leap days and centuries included */
+static void test_log_utc(void **state)
+{
+	static const time_t fixed[] = {
+		0, 59, 86399, 86400, 951782399, 951782400, 951868800, 1709164800, 4107542400,
+		4102444799, 4102444800, 253402300799, -1, -86401, -2208988800,
+	};
+	unsigned seed = 7;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]) + 20000; i++) {
+		time_t t;
+		struct tm want, got;
+
+		if (i < sizeof(fixed) / sizeof(fixed[0])) {
+			t = fixed[i];
+		} else {
+			seed = seed * 1103515245u + 12345u;
+			/* any second from 1901 to 2174 */
+			t = (time_t)seed * 2 + (time_t)(i & 1) - ((time_t)1 << 31);
+		}
+		assert_non_null(gmtime_r(&t, &want));
+		log_utc(t, &got);
+		if (got.tm_year != want.tm_year || got.tm_mon != want.tm_mon ||
+		    got.tm_mday != want.tm_mday || got.tm_hour != want.tm_hour ||
+		    got.tm_min != want.tm_min || got.tm_sec != want.tm_sec)
+			fail_msg("log_utc(%lld): %04d-%02d-%02d %02d:%02d:%02d, gmtime_r %04d-%02d-%02d %02d:%02d:%02d",
+				 (long long)t, got.tm_year + 1900, got.tm_mon + 1, got.tm_mday, got.tm_hour,
+				 got.tm_min, got.tm_sec, want.tm_year + 1900, want.tm_mon + 1, want.tm_mday,
+				 want.tm_hour, want.tm_min, want.tm_sec);
+	}
+}
+
 int run_parse_tests(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +200,7 @@ int run_parse_tests(void)
 		cmocka_unit_test(test_json_dups_nested),
 		cmocka_unit_test(test_config_full_example),
 		cmocka_unit_test(test_roots_flags),
+		cmocka_unit_test(test_log_utc),
 	};
 	return cmocka_run_group_tests_name("parsers", tests, NULL, NULL);
 }
