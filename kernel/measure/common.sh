@@ -8,7 +8,8 @@
 # measure_main SCRIPT ARGS...: host side: parse --kernel/--secs/--only, boot,
 # re-run SCRIPT in the guest; guest side: return and let the script measure.
 # --only vdb-rot0,vdb-rot1,nullb0 limits a script to those devices
-# (measure_wants); the default is all of them.
+# (measure_wants), --figures to those figures (measure_figure, where a
+# script has several); the default is all of them.
 measure_main() {
 	local script=$1; shift
 	MEASURE_SECS=${MEASURE_SECS:-10}
@@ -18,6 +19,7 @@ measure_main() {
 		--kernel) MEASURE_KERNEL=$2; shift 2 ;;
 		--secs) MEASURE_SECS=$2; shift 2 ;;
 		--only) MEASURE_ONLY=$2; shift 2 ;;
+		--figures) MEASURE_FIGURES=$2; shift 2 ;;
 		--guest) IN_GUEST=1; shift ;;
 		-h | --help)
 			sed -n '2,/^$/p' "$script" | sed 's/^# \{0,1\}//'
@@ -33,11 +35,16 @@ measure_main() {
 		out=${MEASURE_OUT:-build/measure/$name-$(basename "$MEASURE_KERNEL")-$(date +%Y%m%d-%H%M%S).jsonl}
 		cd "$top" || exit 1
 		mkdir -p "$(dirname "$out")"
-		vm/run.sh --kernel "$MEASURE_KERNEL" --timeout 1800 \
-			--disk size=1G,iops=1000,iops-size=4096 \
-			--nullb "nr_devices=1 irqmode=2 completion_nsec=1000000 hw_queue_depth=2" \
+		# a script may bring its own devices (MEASURE_VM, set before
+		# measure_main); the default is part1/part2's pair
+		# shellcheck disable=SC2054
+		[ -n "${MEASURE_VM+set}" ] || MEASURE_VM=(
+			--disk size=1G,iops=1000,iops-size=4096
+			--nullb "nr_devices=1 irqmode=2 completion_nsec=1000000 hw_queue_depth=2")
+		vm/run.sh --kernel "$MEASURE_KERNEL" --timeout "${MEASURE_TIMEOUT:-1800}" \
+			"${MEASURE_VM[@]}" \
 			-- env MEASURE_SECS="$MEASURE_SECS" MEASURE_JSONL="/ioweight/$out" \
-			MEASURE_ONLY="${MEASURE_ONLY:-}" \
+			MEASURE_ONLY="${MEASURE_ONLY:-}" MEASURE_FIGURES="${MEASURE_FIGURES:-}" \
 			IOW_MODEL_FACTOR="${IOW_MODEL_FACTOR:-0.90}" \
 			"/ioweight/kernel/measure/$name.sh" --guest
 		local rc=$?
@@ -62,6 +69,11 @@ measure_main() {
 # measure_wants LABEL: whether --only (if given) names device LABEL
 measure_wants() {
 	[ -z "${MEASURE_ONLY:-}" ] || [[ ",$MEASURE_ONLY," == *",$1,"* ]]
+}
+
+# measure_figure NAME: whether --figures (if given) names figure NAME
+measure_figure() {
+	[ -z "${MEASURE_FIGURES:-}" ] || [[ ",$MEASURE_FIGURES," == *",$1,"* ]]
 }
 
 # emit HUMAN_TEXT JSON: print both; JSON also to the collection file
