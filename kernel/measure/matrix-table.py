@@ -1,11 +1,14 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Turn kernel/measure/matrix.sh results into one Markdown table.
 
-    matrix-table.py [--label NAME=FILE.jsonl]... > table.md
+    matrix-table.py [--png FILE] --label NAME=FILE.jsonl... > table.md
 
 Each --label is the JSON lines of one kernel's run (e.g. io.weight=...,
 io.cost=...); the table has a row per device and figure and a column per
 kernel, with the figure's key numbers and a mark: ok (target met) or MISS.
+--png also plots, per device and kernel, the 500:100 pair's hi share and
+total and the lone group against their targets (Debian's
+python3-matplotlib).
 """
 import argparse
 import json
@@ -55,6 +58,7 @@ def cell(f):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--label", action="append", required=True, metavar="NAME=FILE")
+    ap.add_argument("--png")
     a = ap.parse_args()
     runs = []
     for spec in a.label:
@@ -91,7 +95,35 @@ def main():
         print("| %s | %s | %s |" % (k[0], k[1], " | ".join(row)))
     print()
     print("Misses: " + ", ".join("%s %d" % kv for kv in missed.items()))
+    if a.png:
+        plot(a.png, runs)
     return 0
+
+
+def plot(path, runs):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    devs = [d for d in ORDER if any((d, "pair", None) in f for _, f in runs)]
+    panels = [("pair", "hi_share", "500:100: hi share (%)", (78.3, 88.3)),
+              ("pair", "conservation", "500:100: total / no control (%)", (95, None)),
+              ("lone", "ratio", "lone group / no control (%)", (95, None))]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(10, 9), sharex=True)
+    width = 0.8 / max(len(runs), 1)
+    for ax, (fig_name, key, title, (lo, hi)) in zip(axes, panels):
+        for i, (name, figs) in enumerate(runs):
+            ys = [100 * figs.get((d, fig_name, None), {}).get(key, 0) for d in devs]
+            ax.bar([x + i * width for x in range(len(devs))], ys, width, label=name)
+        ax.axhline(lo, color="k", lw=0.8, ls="--")
+        if hi:
+            ax.axhline(hi, color="k", lw=0.8, ls="--")
+        ax.set_title(title, fontsize=10)
+        ax.set_ylim(0, 110)
+    axes[-1].set_xticks([x + 0.4 - width / 2 for x in range(len(devs))])
+    axes[-1].set_xticklabels(devs, rotation=20, fontsize=8)
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
 
 
 if __name__ == "__main__":
