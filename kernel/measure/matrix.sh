@@ -281,6 +281,7 @@ scale_iops() {
 	local dev=$1 n=$2 on=$3 m i a b t0 t1 names=()
 	m=$(dev_majmin "$dev")
 	if [ "$on" = 1 ]; then iow_enable_auto "$dev"; else iow_disable "$dev"; fi
+	for i in $(seq 1 "$n"); do cg_make "mx/s$i"; done
 	for i in $(seq 1 "$n"); do
 		fio_start "s$i" "mx/s$i" "$dev" randread --iodepth=8
 		names+=("s$i")
@@ -291,7 +292,10 @@ scale_iops() {
 	a=$(dev_ios "$m"); t0=$(date +%s%N)
 	sleep "$SECS"
 	b=$(dev_ios "$m"); t1=$(date +%s%N)
-	fio_stop "${names[@]}"
+	# their results are not wanted: SIGKILL, as 64 fio processes
+	# writing JSON on 2 vCPUs would take minutes
+	cg_kill_rm "${names[@]/#/mx/}"
+	for i in "${names[@]}"; do rm -f "$IOW_TMP/$i.pid"; done
 	awk -v n=$((b - a)) -v ns=$((t1 - t0)) 'BEGIN { printf "%.1f\n", n / (ns / 1e9) }'
 }
 
@@ -300,7 +304,6 @@ scale_iops() {
 fig_scale() {
 	local label=nb-nodelay dev=$1 n i off1 on1 on2 off2 r need ok
 	for n in 1 16 64; do
-		for i in $(seq 1 "$n"); do cg_make "mx/s$i"; done
 		off1=$(scale_iops "$dev" "$n" 0)
 		on1=$(scale_iops "$dev" "$n" 1)
 		on2=$(scale_iops "$dev" "$n" 1)
