@@ -7,9 +7,10 @@
 #                 (e.g. HEAD) instead of the work tree
 #
 # Outputs under build/deploy/:
-#   hook/ioweight-hook        the hook built for the image: yajl and libseccomp
-#                             linked statically, so that the copy the installer
-#                             puts on a node needs only the node's glibc (>= 2.34)
+#   hook/ioweight-hook        the hook built for the image: yajl linked
+#                             statically (its seccomp filter is built in),
+#                             so that the copy the installer puts on a node
+#                             needs only the node's glibc (>= 2.34)
 #   installer-rootfs/         the image's files: busybox-static, the hook and
 #                             the libraries `ldd` lists for it (so it also runs
 #                             inside the container), /entrypoint.sh
@@ -55,7 +56,7 @@ image_ref=localhost/ioweight/installer:$version
 
 build_hook() {
 	local libs pkgs link
-	step "building the hook with static yajl and libseccomp (build/deploy/hook)"
+	step "building the hook with static yajl (build/deploy/hook)"
 	# the Makefile's own library list, with yajl and libseccomp swapped for
 	# their static archives (Debian's libyajl-dev ships libyajl_s.a)
 	pkgs=$(make -s -C "$src/oci-hook" --eval 'deploy-print-pkgs: ; @echo $(PKGS)' deploy-print-pkgs)
