@@ -293,7 +293,8 @@ scale_iops() {
 	sleep "$SECS"
 	b=$(dev_ios "$m"); t1=$(date +%s%N)
 	# their results are not wanted: SIGKILL, as 64 fio processes
-	# writing JSON on 2 vCPUs would take minutes
+	# writing JSON on 2 vCPUs would take minutes; all at once, then wait
+	for i in "${names[@]}"; do echo 1 > "$IOW_CG/mx/$i/cgroup.kill"; done
 	cg_kill_rm "${names[@]/#/mx/}"
 	for i in "${names[@]}"; do rm -f "$IOW_TMP/$i.pid"; done
 	awk -v n=$((b - a)) -v ns=$((t1 - t0)) 'BEGIN { printf "%.1f\n", n / (ns / 1e9) }'
