@@ -75,9 +75,6 @@ rate() {
 	fio_stop solo
 }
 
-# ratio A B -> A/B with 4 decimals (0 when B is 0)
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f\n", (b > 0 ? a / b : 0) }'; }
-
 # weights W... : mx/g0, mx/g1, ... get these default weights
 weights() {
 	local i=0 w
@@ -152,13 +149,13 @@ device() {
 fig_pair() {
 	local label=$1 dev=$2 nc_solo=$3 nc_pair=$4 hi total cons lone lr ok
 	read -r hi _ total < <(split "$dev" "$SECS" 500 100)
-	cons=$(ratio "$total" "$nc_pair")
+	cons=$(share "$total" "$nc_pair")
 	ok=false
 	in_range "$hi" 0.7833 0.8833 && in_range "$cons" 0.95 100 && ok=true
 	emit "$label: 500:100: hi $(calc "100 * $hi")% (83.3 ±5), total $total IO/s = $(calc "100 * $cons")% of no control (>= 95) -> $ok" \
 		"{\"figure\":\"pair\",\"dev\":\"$label\",\"hi_share\":$hi,\"total_iops\":$total,\"conservation\":$cons,\"ok\":$ok}"
 	lone=$(rate mx/g1 "$dev" "$SECS")
-	lr=$(ratio "$lone" "$nc_solo")
+	lr=$(share "$lone" "$nc_solo")
 	emit "$label: lone group: $lone IO/s = $(calc "100 * $lr")% of no control (>= 95) -> $(verdict "$lr" 0.95 100)" \
 		"{\"figure\":\"lone\",\"dev\":\"$label\",\"iops\":$lone,\"ratio\":$lr,\"ok\":$(verdict "$lr" 0.95 100)}"
 }
@@ -178,9 +175,9 @@ fig_mixed() {
 	out=$(FIO_ARGS_1=--bs=128k compete "$dev" randread "$SECS" mx/g0 mx/g1)
 	r_small=$(awk -v s="$SECS" '$1 == "mx/g0" { printf "%.1f", $2 / s }' <<< "$out")
 	r_big=$(awk -v s="$SECS" '$1 == "mx/g1" { printf "%.1f", $2 / s }' <<< "$out")
-	f_small=$(ratio "$r_small" "$solo_small")
-	f_big=$(ratio "$r_big" "$solo_big")
-	share=$(ratio "$f_small" "$(calc "$f_small + $f_big")")
+	f_small=$(share "$r_small" "$solo_small")
+	f_big=$(share "$r_big" "$solo_big")
+	share=$(share "$f_small" "$(calc "$f_small + $f_big")")
 	sum=$(calc "$f_small + $f_big")
 	ok=false
 	in_range "$share" 0.7633 0.9033 && in_range "$sum" 0.9 100 && ok=true
@@ -201,7 +198,7 @@ fig_qd1() {
 	fio_stop flood
 	ok=false
 	awk -v a="$iops" -v b="$s_iops" -v c="$p99" -v d="$s_p99" 'BEGIN { exit !(a >= 0.8 * b && c < 3 * d) }' && ok=true
-	emit "$label: QD1 reader (500) vs 1 MiB write flood (100): $iops IO/s = $(calc "100 * $(ratio "$iops" "$s_iops")")% of lone (>= 80), p99 ${p99}us = x$(ratio "$p99" "$s_p99") lone (< 3) -> $ok" \
+	emit "$label: QD1 reader (500) vs 1 MiB write flood (100): $iops IO/s = $(calc "100 * $(share "$iops" "$s_iops")")% of lone (>= 80), p99 ${p99}us = x$(share "$p99" "$s_p99") lone (< 3) -> $ok" \
 		"{\"figure\":\"qd1\",\"dev\":\"$label\",\"iops\":$iops,\"p99_us\":$p99,\"solo_iops\":$s_iops,\"solo_p99_us\":$s_p99,\"ok\":$ok}"
 }
 
