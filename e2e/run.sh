@@ -20,8 +20,8 @@
 # pod_annotations, failure policy), "sharing" (two pods, a pod with two
 # containers, three pods), so sharing starts on a freshly booted disk, both
 # with the cgroupfs driver, and "systemd" (annotations, pod_annotations, two
-# pods with two containers in one, with systemd as PID 1 and the systemd
-# cgroup driver) - and sums the results. TEST names select within every
+# pods with two containers in one, three pods, with systemd as PID 1 and the
+# systemd cgroup driver) - and sums the results. TEST names select within every
 # group.
 # Logs: build/e2e/runs/<time>-<pid>/<group>/ (console.log, output, hook and
 # containerd logs, share measurements); build/e2e/run-<group> is the latest.
@@ -51,7 +51,7 @@ done
 declare -A groups=(
 	[functional]="10-install.sh 20-annotations.sh 25-pod-annotations.sh 30-failure-policy.sh"
 	[sharing]="40-two-pods.sh 45-pod-containers.sh 50-three-pods.sh"
-	[systemd]="20-annotations.sh 25-pod-annotations.sh 45-pod-containers.sh"
+	[systemd]="20-annotations.sh 25-pod-annotations.sh 45-pod-containers.sh 50-three-pods.sh"
 )
 # group name -> extra vm/run.sh options: the systemd group boots with
 # systemd as PID 1, and containerd and kcri use the systemd cgroup driver
