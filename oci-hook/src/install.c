@@ -52,7 +52,8 @@
 #define M_WAS "# " INSTALL_MARKER ": was: "
 #define M_NL "# " INSTALL_MARKER ": added the line break at the end of the line above"
 #define M_CREATED "created this file"
-#define CREATED_REST "version = 2\n"
+#define V2_LINE "version = 2"
+#define CREATED_REST V2_LINE "\n"
 
 #define RUNC_SHIM "io.containerd.runc.v2"
 
@@ -96,17 +97,54 @@ static int sb_take(struct sbuf *b, char **out, size_t *len, struct hook_err *err
 	return 0;
 }
 
-int install_strip(const char *text, size_t len, char **out, size_t *out_len, bool *found,
-		  bool *remove_file, struct hook_err *err)
+static bool is_marker(const char *l, size_t n)
 {
-	struct sbuf b = { 0 };
-	bool in_block = false, created = false, nl_mark = false;
-	size_t mark_len = 0;
+	return starts(l, n, M_BEGIN) || line_is(l, n, M_END) || ends(l, n, M_ADDED) ||
+	       line_is(l, n, M_NL) || starts(l, n, M_WAS);
+}
+
+/* The first line (1-based) that reads as one of install's, else 0. */
+static unsigned first_marker_line(const char *text, size_t len)
+{
+	unsigned line = 0;
+
+	for (size_t off = 0; off < len;) {
+		const char *l = text + off, *nl = memchr(l, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - l) : len - off;
+
+		line++;
+		if (is_marker(l, n))
+			return line;
+		off += n + (nl ? 1 : 0);
+	}
+	return 0;
+}
+
+/* What an earlier install left in a file, and where. */
+struct marks {
+	bool found;		/* any of install's edits */
+	bool created;		/* its block says install created the file */
+	bool block_version;	/* its block holds the `version = 2` a file without one got */
+	size_t block_at;	/* offset in the kept text where the (first) block was */
+	size_t nl_at;		/* ... where the line-break marker was, NO_MARK if none */
+};
+
+#define NO_MARK ((size_t)-1)
+
+/*
+ * The text without install's lines: its block, its added lines and markers
+ * dropped, the lines it replaced put back.  The line break install gave
+ * the last line stays here, at m->nl_at - 1: drop_added_nl() takes it away
+ * for --uninstall, while a second install keeps it, and the admin's lines
+ * after it, where they are.
+ */
+static int strip_marks(const char *text, size_t len, struct sbuf *b, struct marks *m,
+		       struct hook_err *err)
+{
+	bool in_block = false;
 	unsigned line = 0, begin_line = 0;
 
-	*out = NULL;
-	*found = false;
-	*remove_file = false;
+	*m = (struct marks){ .block_at = NO_MARK, .nl_at = NO_MARK };
 	for (size_t off = 0; off < len;) {
 		const char *l = text + off, *nl = memchr(l, '\n', len - off);
 		size_t n = nl ? (size_t)(nl - l) : len - off, full = n + (nl ? 1 : 0);
@@ -114,55 +152,87 @@ int install_strip(const char *text, size_t len, char **out, size_t *out_len, boo
 		line++;
 		off += full;
 		if (starts(l, n, M_BEGIN)) {
-			if (in_block) {
-				free(b.s);
+			if (in_block)
 				return hook_fail(err, 0, "line %u: a second `" M_BEGIN "` marker inside the block opened on line %u; remove the added lines by hand", line, begin_line);
-			}
 			in_block = true;
 			begin_line = line;
-			created = memmem(l, n, M_CREATED, strlen(M_CREATED)) != NULL;
-			*found = true;
+			if (m->block_at == NO_MARK) {
+				m->block_at = b->len;
+				m->created = memmem(l, n, M_CREATED, strlen(M_CREATED)) != NULL;
+			}
+			m->found = true;
 			continue;
 		}
 		if (line_is(l, n, M_END)) {
-			if (!in_block) {
-				free(b.s);
+			if (!in_block)
 				return hook_fail(err, 0, "line %u: `" M_END "` without its begin marker; remove the added lines by hand", line);
-			}
 			in_block = false;
 			continue;
 		}
-		if (in_block)
+		if (in_block) {
+			m->block_version |= line_is(l, n, V2_LINE);
 			continue;
+		}
 		if (ends(l, n, M_ADDED)) {
-			*found = true;
+			m->found = true;
 			continue;
 		}
 		if (line_is(l, n, M_NL)) {
-			*found = true;
-			nl_mark = true;
-			mark_len = b.len;
+			m->found = true;
+			m->nl_at = b->len;
 			continue;
 		}
 		if (starts(l, n, M_WAS)) {
-			*found = true;
-			sb_add(&b, l + strlen(M_WAS), full - strlen(M_WAS));
+			m->found = true;
+			sb_add(b, l + strlen(M_WAS), full - strlen(M_WAS));
 			continue;
 		}
-		sb_add(&b, l, full);
+		sb_add(b, l, full);
 	}
-	if (in_block) {
-		free(b.s);
+	if (in_block)
 		return hook_fail(err, 0, "line %u: `" M_BEGIN "` without its end marker `" M_END "`; remove the added lines by hand", begin_line);
+	if (b->oom)
+		return hook_fail(err, ENOMEM, "install");
+	return 0;
+}
+
+/* The line break install gave the original last line goes again, also when
+ * the admin appended lines since: they get what appending them to the
+ * original would have given. */
+static void drop_added_nl(struct sbuf *b, struct marks *m)
+{
+	size_t at = m->nl_at;
+
+	if (at != NO_MARK && at && b->s[at - 1] == '\n') {
+		memmove(b->s + at - 1, b->s + at, b->len - at + 1);
+		b->len--;
+		if (m->block_at != NO_MARK && m->block_at >= at)
+			m->block_at--;
 	}
-	/* the line break install gave the original last line goes again, also
-	 * when the admin appended lines since: they get what appending them
-	 * to the original would have given */
-	if (nl_mark && mark_len && b.s[mark_len - 1] == '\n') {
-		memmove(b.s + mark_len - 1, b.s + mark_len, b.len - mark_len + 1);
-		b.len--;
+	m->nl_at = NO_MARK;
+}
+
+static bool created_and_untouched(const struct sbuf *b, const struct marks *m)
+{
+	return m->created && b->len == strlen(CREATED_REST) && !memcmp(b->s, CREATED_REST, b->len);
+}
+
+int install_strip(const char *text, size_t len, char **out, size_t *out_len, bool *found,
+		  bool *remove_file, struct hook_err *err)
+{
+	struct sbuf b = { 0 };
+	struct marks m;
+
+	*out = NULL;
+	*found = false;
+	*remove_file = false;
+	if (strip_marks(text, len, &b, &m, err) < 0) {
+		free(b.s);
+		return -1;
 	}
-	*remove_file = created && b.len == strlen(CREATED_REST) && !memcmp(b.s, CREATED_REST, b.len);
+	drop_added_nl(&b, &m);
+	*found = m.found;
+	*remove_file = created_and_untouched(&b, &m);
 	return sb_take(&b, out, out_len, err);
 }
 
@@ -174,7 +244,8 @@ struct ctrd_ctx {
 	const char *cri;	/* the plugin that holds `containerd.runtimes` */
 	int version;
 	const struct ctrd_opts *o;
-	bool created;		/* no file before: we write `version = 2` above the block */
+	bool created;		/* install created the file (`version = 2` above the block): its marker says so */
+	size_t block_at;	/* where the block goes in text */
 	struct sbuf warn;
 	struct hook_err *err;
 };
@@ -455,14 +526,19 @@ static void replace_value(struct ctrd_ctx *c, struct sbuf *b, const struct toml_
 	sb_puts(b, M_ADDED "\n");
 }
 
-static int ctrd_v2(struct ctrd_ctx *c, bool empty, struct sbuf *out)
+/* The one change install makes to the admin's lines: replace
+ * [off, end) of the text with `text` (off == end: insert it there). */
+struct edit {
+	size_t off, end;	/* off NO_MARK: no such change */
+	struct sbuf text;
+};
+
+static int ctrd_v2(struct ctrd_ctx *c, bool empty, struct edit *e, struct sbuf *out)
 {
 	const char *ct[] = { "plugins", c->cri, "containerd" };
 	struct sbuf block = { 0 };
 	const struct toml_key *dk;
 	const char *rp[] = { "plugins", c->cri, "containerd", "runtimes", "runc" };
-	size_t len = strlen(c->text), edit_off = len, edit_end = len;
-	struct sbuf edit = { 0 };
 	const char *io[] = { "plugins", c->cri, "containerd", "runtimes", INSTALL_RUNTIME_NAME };
 	char why[128];
 	int ret = -1;
@@ -472,8 +548,20 @@ static int ctrd_v2(struct ctrd_ctx *c, bool empty, struct sbuf *out)
 	if (check_imports_v2(c) < 0)
 		return -1;
 	default_runtime(c, &dk);
-	if (empty)
-		sb_puts(&block, "version = 2\n\n");
+	if (empty) {
+		sb_puts(&block, V2_LINE "\n\n");
+		/* a root key: below a table header it would belong to that table */
+		for (size_t i = 0; i < c->d->n_keys + c->d->n_tables; i++) {
+			bool key = i < c->d->n_keys;
+			size_t off = key ? c->d->keys[i].line_off : c->d->tables[i - c->d->n_keys].line_off;
+			unsigned line = key ? c->d->keys[i].line : c->d->tables[i - c->d->n_keys].line;
+
+			if (off < c->block_at) {
+				sb_printf(&c->warn, "warning: the `" V2_LINE "` in install's block comes after line %u: containerd reads the file as version 1; move the block above that line, or add `" V2_LINE "` at the top\n", line);
+				break;
+			}
+		}
+	}
 	if (c->o->set_default && !(dk && dk->type == TOML_STRING && !strcmp(dk->str, INSTALL_RUNTIME_NAME))) {
 		const struct toml_table *t = NULL;
 
@@ -485,15 +573,15 @@ static int ctrd_v2(struct ctrd_ctx *c, bool empty, struct sbuf *out)
 				hook_fail(c->err, 0, "line %u: default_runtime_name is not a plain `key = \"string\"` line; set it to \"ioweight\" by hand", dk->line);
 				goto out;
 			}
-			edit_off = dk->line_off;
-			edit_end = dk->line_end;
-			replace_value(c, &edit, dk, "\"" INSTALL_RUNTIME_NAME "\"");
+			e->off = dk->line_off;
+			e->end = dk->line_end;
+			replace_value(c, &e->text, dk, "\"" INSTALL_RUNTIME_NAME "\"");
 		} else if (t) {
 			size_t ind = strspn(c->text + t->line_off, " \t");
 
-			edit_off = edit_end = t->line_end;
-			sb_add(&edit, c->text + t->line_off, ind);
-			sb_puts(&edit, "  default_runtime_name = \"" INSTALL_RUNTIME_NAME "\"" M_ADDED "\n");
+			e->off = e->end = t->line_end;
+			sb_add(&e->text, c->text + t->line_off, ind);
+			sb_puts(&e->text, "  default_runtime_name = \"" INSTALL_RUNTIME_NAME "\"" M_ADDED "\n");
 		} else if (toml_can_add_table(c->d, ct, 3, why, sizeof(why))) {
 			sb_header(&block, ct, 3);
 			sb_puts(&block, "  default_runtime_name = \"" INSTALL_RUNTIME_NAME "\"\n\n");
@@ -504,25 +592,21 @@ static int ctrd_v2(struct ctrd_ctx *c, bool empty, struct sbuf *out)
 	}
 	if (runtime_tables(c, &block, true, !toml_has_under(c->d, rp, 4)) < 0)
 		goto out;
-	sb_add(out, c->text, edit_off);
-	sb_add(out, edit.s ? edit.s : "", edit.len);
-	sb_add(out, c->text + edit_end, len - edit_end);
-	if (block.oom || edit.oom) {
+	sb_puts(out, c->created ? M_BEGIN ": " M_CREATED "; --uninstall removes it unless lines were added\n"
+			       : M_BEGIN ": the lines down to the end marker; --uninstall removes them\n");
+	sb_add(out, block.s ? block.s : "", block.len);
+	sb_puts(out, M_END "\n");
+	if (block.oom || out->oom || e->text.oom) {
 		hook_fail(c->err, ENOMEM, "install");
 		goto out;
 	}
-	sb_puts(out, c->created ? M_BEGIN ": " M_CREATED "; --uninstall removes it unless lines were added\n"
-			       : M_BEGIN ": the lines down to the end marker; --uninstall removes them\n");
-	sb_add(out, block.s, block.len);
-	sb_puts(out, M_END "\n");
 	ret = 0;
 out:
 	free(block.s);
-	free(edit.s);
 	return ret;
 }
 
-static int ctrd_v3(struct ctrd_ctx *c, struct sbuf *out, char **dropin)
+static int ctrd_v3(struct ctrd_ctx *c, struct edit *e, char **dropin)
 {
 	const char *ip[] = { "imports" }, *vp[] = { "version" };
 	const char *rp[] = { "plugins", c->cri, "containerd", "runtimes", "runc" };
@@ -530,7 +614,6 @@ static int ctrd_v3(struct ctrd_ctx *c, struct sbuf *out, char **dropin)
 	const char *ct[] = { "plugins", c->cri, "containerd" };
 	const struct toml_key *k = toml_get(c->d, ip, 1), *v = toml_get(c->d, vp, 1);
 	struct sbuf d = { 0 };
-	size_t len = strlen(c->text);
 	bool covered = false;
 
 	if (toml_has_under(c->d, io, 5))
@@ -544,30 +627,30 @@ static int ctrd_v3(struct ctrd_ctx *c, struct sbuf *out, char **dropin)
 		covered |= fnmatch(pat, CTRD_DROPIN, FNM_PATHNAME) == 0;
 	}
 	if (covered) {
-		sb_add(out, c->text, len);
+		/* config.toml stays as it is */
 	} else if (k) {
-		sb_add(out, c->text, k->line_off);
+		e->off = k->line_off;
+		e->end = k->line_end;
 		for (size_t off = k->line_off; off < k->line_end;) {
 			const char *nl = memchr(c->text + off, '\n', k->line_end - off);
 			size_t n = nl ? (size_t)(nl - c->text - off) + 1 : k->line_end - off;
 
-			sb_puts(out, M_WAS);
-			sb_add(out, c->text + off, n);
+			sb_puts(&e->text, M_WAS);
+			sb_add(&e->text, c->text + off, n);
 			off += n;
 		}
-		sb_puts(out, "imports = ");
-		sb_puts(out, "[");
+		sb_puts(&e->text, "imports = [");
 		for (size_t i = 0; i < k->n_strs; i++) {
-			sb_string(out, k->strs[i]);
-			sb_puts(out, ", ");
+			sb_string(&e->text, k->strs[i]);
+			sb_puts(&e->text, ", ");
 		}
-		sb_puts(out, "\"" CTRD_DROPIN "\"]" M_ADDED "\n");
-		sb_add(out, c->text + k->line_end, len - k->line_end);
+		sb_puts(&e->text, "\"" CTRD_DROPIN "\"]" M_ADDED "\n");
 	} else {
-		sb_add(out, c->text, v->line_end);
-		sb_puts(out, "imports = [\"" CTRD_DROPIN "\"]" M_ADDED "\n");
-		sb_add(out, c->text + v->line_end, len - v->line_end);
+		e->off = e->end = v->line_end;
+		sb_puts(&e->text, "imports = [\"" CTRD_DROPIN "\"]" M_ADDED "\n");
 	}
+	if (e->text.oom)
+		return hook_fail(c->err, ENOMEM, "install");
 	sb_puts(&d, "# " INSTALL_MARKER ": the CRI runtime handler `ioweight` (runc through the ioweight\n"
 		    "# prestart hook), imported by " CTRD_CONFIG ". Remove with\n"
 		    "# `ioweight-hook install --runtime containerd --uninstall`.\n"
@@ -591,47 +674,156 @@ void ctrd_plan_free(struct ctrd_plan *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
+/* May a whole line be put at offset `at` of the parsed text: not inside a
+ * key's value (a multi-line string or array) or a header, not above the
+ * byte order mark that may only start the file? */
+static bool at_line_between_items(const struct toml_doc *d, const struct sbuf *text, size_t at)
+{
+	if (at == NO_MARK)
+		return true;
+	if (at == 0 && text->len >= 3 && !memcmp(text->s, "\xef\xbb\xbf", 3))
+		return false;
+	for (size_t i = 0; i < d->n_keys; i++)
+		if (d->keys[i].line_off < at && at < d->keys[i].line_end)
+			return false;
+	for (size_t i = 0; i < d->n_tables; i++)
+		if (d->tables[i].line_off < at && at < d->tables[i].line_end)
+			return false;
+	return true;
+}
+
+/*
+ * config.toml with install's lines put in: the edit in place of the lines
+ * it replaces (or inserted where it says), the block at block_at, the
+ * line-break marker at nl_at.  Where two land on one offset, the order is
+ * the one a first install writes: an inserted key right below its table
+ * header, then the block, then the marker; lines an edit replaces come
+ * after the block and the marker that were above them.
+ */
+static void compose(struct sbuf *out, const struct sbuf *text, const struct edit *e,
+		    const struct sbuf *block, size_t block_at, size_t nl_at)
+{
+	enum { EV_INSERT, EV_BLOCK, EV_NL, EV_REPLACE, NR_EV };
+	size_t at[NR_EV] = { NO_MARK, NO_MARK, NO_MARK, NO_MARK }, pos = 0;
+	const char *t = text->s ? text->s : "";
+
+	at[e->off != NO_MARK && e->off == e->end ? EV_INSERT : EV_REPLACE] = e->off;
+	at[EV_BLOCK] = block->len ? block_at : NO_MARK;
+	at[EV_NL] = nl_at;
+	for (;;) {
+		int next = -1;
+
+		for (int i = 0; i < NR_EV; i++)
+			if (at[i] != NO_MARK && (next < 0 || at[i] < at[next]))
+				next = i;
+		if (next < 0)
+			break;
+		if (at[next] > pos) {
+			sb_add(out, t + pos, at[next] - pos);
+			pos = at[next];
+		}
+		at[next] = NO_MARK;
+		switch (next) {
+		case EV_INSERT:
+		case EV_REPLACE:
+			sb_add(out, e->text.s, e->text.len);
+			pos = e->end;
+			break;
+		case EV_BLOCK:
+			sb_add(out, block->s, block->len);
+			break;
+		case EV_NL:
+			sb_puts(out, M_NL "\n");
+			break;
+		}
+	}
+	sb_add(out, t + pos, text->len - pos);
+}
+
 int install_containerd_config(const char *old, size_t len, const struct ctrd_opts *o,
 			      struct ctrd_plan *plan, struct hook_err *err)
 {
 	struct ctrd_ctx c = { .o = o, .err = err };
-	_cleanup_free_ char *base = NULL;
-	struct sbuf out = { 0 };
+	struct sbuf base = { 0 }, out = { 0 }, block = { 0 };
+	struct edit e = { .off = NO_MARK, .end = NO_MARK };
 	struct toml_doc d = { 0 };
+	struct marks m;
 	const struct toml_key *v;
 	const char *vp[] = { "version" };
-	bool found, rm, no_nl = false;
-	size_t blen;
+	bool rm, wrote_version = false;
+	unsigned line;
 	int ret = -1;
 
 	memset(plan, 0, sizeof(*plan));
-	if (install_strip(old ? old : "", old ? len : 0, &base, &blen, &found, &rm, err) < 0)
-		return hook_fail_prefix(err, CTRD_CONFIG ": ");
+	if (strip_marks(old ? old : "", old ? len : 0, &base, &m, err) < 0) {
+		hook_fail_prefix(err, CTRD_CONFIG ": ");
+		goto out;
+	}
+	{
+		/* what --uninstall would leave: is it the file install created, untouched? */
+		struct sbuf u = { 0 };
+		struct marks mu = m;
+
+		sb_add(&u, base.s ? base.s : "", base.len);
+		if (u.oom) {
+			hook_fail(err, ENOMEM, "install");
+			goto out;
+		}
+		drop_added_nl(&u, &mu);
+		rm = created_and_untouched(&u, &mu);
+		free(u.s);
+	}
+	c.created = m.created;
 	/* no file, or one an earlier install created with nothing added since */
 	if (!old || rm) {
-		blen = 0;
-		base[0] = '\0';
+		base.len = 0;
+		if (base.s)
+			base.s[0] = '\0';
+		m = (struct marks){ .block_at = NO_MARK, .nl_at = NO_MARK };
 		sb_puts(&out, CREATED_REST);
-		c.created = true;
+		c.created = wrote_version = true;
 	}
-	/* edits work on whole lines: give the last line its line break, and
-	 * mark it so that --uninstall takes it away again */
-	if (blen && base[blen - 1] != '\n') {
-		char *t = realloc(base, blen + 2);
-
-		if (!t)
-			return hook_fail(err, ENOMEM, "install");
-		base = t;
-		base[blen++] = '\n';
-		base[blen] = '\0';
-		no_nl = true;
+	for (bool fresh = false;; fresh = true) {
+		/* edits work on whole lines: give the last line its line break,
+		 * and mark it so that --uninstall takes it away again */
+		if (base.len && base.s[base.len - 1] != '\n') {
+			/* one added line break at most: an earlier one now sits
+			 * above lines the admin appended without theirs */
+			if (m.nl_at != NO_MARK) {
+				drop_added_nl(&base, &m);
+				m.block_at = NO_MARK;
+			}
+			sb_add(&base, "\n", 1);
+			m.nl_at = base.len;
+		}
+		if (base.oom) {
+			hook_fail(err, ENOMEM, "install");
+			goto out;
+		}
+		if (toml_parse(base.s ? base.s : "", base.len, CTRD_CONFIG, &d, err) < 0)
+			goto out;
+		if (fresh || (at_line_between_items(&d, &base, m.block_at) &&
+			      at_line_between_items(&d, &base, m.nl_at)))
+			break;
+		/* an earlier install's lines were moved into a value: start over
+		 * from what --uninstall gives, as a first install would */
+		toml_doc_free(&d);
+		drop_added_nl(&base, &m);
+		m.block_at = NO_MARK;
 	}
-	if (toml_parse(base, blen, CTRD_CONFIG, &d, err) < 0)
-		return -1;
-	c.text = base;
+	/* a line of the admin's that reads as install's own (a `was:` copy of
+	 * a marker, lines joined by taking a line break away) would be taken
+	 * out by --uninstall */
+	if ((line = first_marker_line(base.s ? base.s : "", base.len))) {
+		hook_fail(err, 0, CTRD_CONFIG ": without install's lines, line %u would read as one of them: edit it by hand, then install again", line);
+		goto out;
+	}
+	c.text = base.s ? base.s : "";
 	c.d = &d;
 	v = toml_get(&d, vp, 1);
-	if (!v && (d.n_keys || d.n_tables)) {
+	/* without a version but with install's `version = 2` in the block: the
+	 * admin's lines came after install made it a version 2 file */
+	if (!v && (d.n_keys || d.n_tables) && !m.block_version) {
 		hook_fail(err, 0, CTRD_CONFIG " has no `version`, so containerd reads it as a version 1 file, which install does not edit: if its tables already use full plugin names (plugins.\"io.containerd.grpc.v1.cri\"), add `version = 2` at the top; else start from `containerd config default`");
 		goto out;
 	}
@@ -645,17 +837,23 @@ int install_containerd_config(const char *old, size_t len, const struct ctrd_opt
 	c.cri = c.version == 3 ? "io.containerd.cri.v1.runtime" : "io.containerd.grpc.v1.cri";
 	plan->version = c.version;
 	default_warnings(&c);
+	c.block_at = m.block_at == NO_MARK ? base.len : m.block_at;
 	if (c.version == 2) {
-		if (ctrd_v2(&c, !v && !c.created, &out) < 0)
+		if (ctrd_v2(&c, !v && !wrote_version, &e, &block) < 0)
 			goto out;
-	} else if (ctrd_v3(&c, &out, &plan->dropin) < 0) {
+	} else if (ctrd_v3(&c, &e, &plan->dropin) < 0) {
 		goto out;
 	}
-	/* only when something was added after the original last line */
-	if (no_nl && (out.len != blen || memcmp(out.s, base, blen))) {
-		sb_puts(&out, M_NL "\n");
-	} else if (no_nl) {
-		out.s[--out.len] = '\0';
+	if (e.off == NO_MARK && !block.len) {
+		/* nothing to add: the file as --uninstall leaves it */
+		drop_added_nl(&base, &m);
+		sb_add(&out, base.s ? base.s : "", base.len);
+	} else {
+		compose(&out, &base, &e, &block, c.block_at, m.nl_at);
+	}
+	if (out.oom) {
+		hook_fail(err, ENOMEM, "install");
+		goto out;
 	}
 	if (sb_take(&out, &plan->config, &plan->config_len, err) < 0 ||
 	    sb_take(&c.warn, &plan->warnings, NULL, err) < 0) {
@@ -674,6 +872,9 @@ out:
 		if (!strstr(err->msg, CTRD_CONFIG) && !strstr(err->msg, "imported"))
 			hook_fail_prefix(err, CTRD_CONFIG ": ");
 	}
+	free(base.s);
+	free(block.s);
+	free(e.text.s);
 	toml_doc_free(&d);
 	return ret;
 }

@@ -11,6 +11,7 @@
  */
 #include "testutil.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -78,6 +79,14 @@ static void append(struct fake *f, const char *rel, const char *text)
 	free(n);
 }
 
+static void unlink_rel(struct fake *f, const char *rel)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s", f->root, rel);
+	assert_true(unlink(p) == 0 || errno == ENOENT);
+}
+
 /* `containerd --config FILE config dump`, or NULL without containerd */
 static char *containerd_dump(struct fake *f)
 {
@@ -97,6 +106,98 @@ static char *containerd_dump(struct fake *f)
 	fclose(o);
 	assert_int_equal(pclose(p), 0);
 	return buf;
+}
+
+static void install_once(struct fake *f, bool set_default)
+{
+	struct install_opts o;
+
+	opts(f, &o, RT_CONTAINERD);
+	o.set_default = set_default;
+	free(run_install(&o, 0));
+}
+
+/* Where the admin edits the installed config.toml. */
+enum place { AT_END, BEFORE_BLOCK, AFTER_BLOCK, NR_PLACES };
+static const char *const place_name[] = { "at the end", "before the block", "after the block" };
+
+/* Insert text at place; false when the file has no block to put it next to
+ * (a version 3 install edits only the imports line). */
+static bool admin_edit(struct fake *f, enum place p, const char *text)
+{
+	char *t = fk_read(f, CONF), *n = NULL, *at;
+
+	assert_non_null(t);
+	at = t + strlen(t);
+	if (p == BEFORE_BLOCK)
+		at = strstr(t, "# >>> " INSTALL_MARKER);
+	if (p == AFTER_BLOCK && (at = strstr(t, "# <<< " INSTALL_MARKER "\n")))
+		at += strlen("# <<< " INSTALL_MARKER "\n");
+	if (!at) {
+		free(t);
+		return false;
+	}
+	assert_true(asprintf(&n, "%.*s%s%s", (int)(at - t), t, text, at) > 0);
+	fk_write(f, CONF, n);
+	free(t);
+	free(n);
+	return true;
+}
+
+/*
+ * Install again after an admin edit next to our lines: the file stays byte
+ * for byte what the admin left (a second install, too), and --uninstall
+ * then gives the original with the edit where the admin put it.  A file
+ * without its final line break: the break install added goes again, and
+ * with it, for an edit above the marker that says so, the edit's own last
+ * one (the marker names the line break of the line above it).
+ */
+static void reinstall_after_edits(struct fake *f, const char *orig, bool set_default)
+{
+	const char *base = orig ? orig : "version = 2\n";
+	bool no_nl = base[0] && base[strlen(base) - 1] != '\n';
+
+	for (enum place p = 0; p < NR_PLACES; p++) {
+		struct install_opts o;
+		char *edited, *t, *out, *want = NULL;
+		uint64_t snap;
+
+		if (orig)
+			fk_write(f, CONF, orig);
+		else
+			unlink_rel(f, CONF);
+		install_once(f, set_default);
+		if (!admin_edit(f, p, REGISTRY_EDIT))
+			continue;
+		edited = fk_read(f, CONF);
+		snap = fk_snapshot(f);
+		opts(f, &o, RT_CONTAINERD);
+		o.set_default = set_default;
+		for (int i = 0; i < 2; i++) {
+			out = run_install(&o, 0);
+			t = fk_read(f, CONF);
+			if (strcmp(t, edited))
+				fail_msg("install after an edit %s changed the file:\n--- before\n%s--- after\n%s",
+					 place_name[p], edited, t);
+			assert_non_null(strstr(out, "unchanged /etc/containerd/config.toml"));
+			assert_true(fk_snapshot(f) == snap);
+			free(t);
+			free(out);
+		}
+		o.uninstall = true;
+		free(run_install(&o, 0));
+		if (no_nl && p != AT_END)
+			assert_true(asprintf(&want, "%s\n%.*s", base, (int)strlen(REGISTRY_EDIT) - 1, REGISTRY_EDIT) > 0);
+		else
+			assert_true(asprintf(&want, "%s%s", base, REGISTRY_EDIT) > 0);
+		t = fk_read(f, CONF);
+		assert_non_null(t);
+		if (strcmp(t, want))
+			fail_msg("uninstall after an edit %s:\n--- want\n%s--- got\n%s", place_name[p], want, t);
+		free(t);
+		free(want);
+		free(edited);
+	}
 }
 
 /*
@@ -177,16 +278,9 @@ static void roundtrip(struct fake *f, const char *orig, bool set_default, const 
 	free(run_install(&o, 0));
 	if (orig)
 		assert_true(fk_snapshot(f) == before);
+	reinstall_after_edits(f, orig, set_default);
 }
 
-static void install_once(struct fake *f, bool set_default)
-{
-	struct install_opts o;
-
-	opts(f, &o, RT_CONTAINERD);
-	o.set_default = set_default;
-	free(run_install(&o, 0));
-}
 
 static void test_containerd_no_config(void **state)
 {
@@ -247,6 +341,57 @@ static void test_containerd_16_default(void **state)
 	} else {
 		print_message("# containerd not installed: config dump check skipped\n");
 	}
+	free(orig);
+}
+
+/* text with its first `from` replaced by `to` (heap) */
+static char *replaced(const char *text, const char *from, const char *to)
+{
+	const char *p = strstr(text, from);
+	char *r = NULL;
+
+	assert_non_null(p);
+	assert_true(asprintf(&r, "%.*s%s%s", (int)(p - text), text, to, p + strlen(from)) > 0);
+	return r;
+}
+
+/* the admin changes runc's options and adds a mirror below the block: a
+ * re-install updates the block where it is, the mirror stays below it */
+static void test_containerd_reinstall_runc_edit(void **state)
+{
+	struct fake *f = *state;
+	char *orig = fixture("containerd-1.6-default.toml"), *t, *u, *io, *end, *want = NULL;
+	struct install_opts o;
+
+	fk_write(f, CONF, orig);
+	install_once(f, false);
+	append(f, CONF, REGISTRY_EDIT);
+	t = fk_read(f, CONF);
+	assert_true(strstr(t, "SystemdCgroup = true") < strstr(t, "# >>> " INSTALL_MARKER));
+	u = replaced(t, "SystemdCgroup = true", "SystemdCgroup = false");
+	fk_write(f, CONF, u);
+	free(t);
+	free(u);
+	install_once(f, false);
+	t = fk_read(f, CONF);
+	io = strstr(t, "runtimes.ioweight.options]");
+	end = strstr(t, "# <<< " INSTALL_MARKER "\n");
+	assert_non_null(io);
+	assert_non_null(end);
+	assert_true(strstr(io, "SystemdCgroup = false") && strstr(io, "SystemdCgroup = false") < end);
+	/* the mirror is still the last thing in the file, right below the block */
+	assert_string_equal(end + strlen("# <<< " INSTALL_MARKER "\n"), REGISTRY_EDIT);
+	free(t);
+	opts(f, &o, RT_CONTAINERD);
+	o.uninstall = true;
+	free(run_install(&o, 0));
+	u = replaced(orig, "SystemdCgroup = true", "SystemdCgroup = false");
+	assert_true(asprintf(&want, "%s%s", u, REGISTRY_EDIT) > 0);
+	t = fk_read(f, CONF);
+	assert_string_equal(t, want);
+	free(t);
+	free(u);
+	free(want);
 	free(orig);
 }
 
@@ -565,6 +710,68 @@ static void test_podman(void **state)
 	assert_true(fk_snapshot(f) == before);
 }
 
+/* podman and CRI-O: install twice changes nothing; an admin's own config
+ * written between installs is read, never edited, and survives --uninstall */
+static void test_hooksd_reinstall(void **state)
+{
+	struct fake *f = *state;
+	const char *admin = "[crio.runtime]\nhooks_dir = [\"/etc/containers/oci/hooks.d\"]\n";
+	const char *conf = "root/etc/crio/crio.conf.d/50-admin.conf";
+	struct install_opts o;
+	uint64_t before, installed;
+	char *t, *out;
+
+	fk_mkdir(f, "root/usr/share");
+	fk_write(f, "root/etc/containers/containers.conf", "[engine]\n");
+	before = fk_snapshot(f);
+	opts(f, &o, RT_PODMAN);
+	free(run_install(&o, 0));
+	installed = fk_snapshot(f);
+	out = run_install(&o, 0);
+	assert_non_null(strstr(out, "unchanged /usr/share/containers/oci/hooks.d/ioweight-hook.json"));
+	free(out);
+	assert_true(fk_snapshot(f) == installed);
+	append(f, "root/etc/containers/containers.conf", "[engine.x]\n");
+	installed = fk_snapshot(f);
+	free(run_install(&o, 0));
+	assert_true(fk_snapshot(f) == installed);
+	o.uninstall = true;
+	free(run_install(&o, 0));
+	t = fk_read(f, "root/etc/containers/containers.conf");
+	assert_string_equal(t, "[engine]\n[engine.x]\n");
+	free(t);
+	fk_write(f, "root/etc/containers/containers.conf", "[engine]\n");
+	assert_true(fk_snapshot(f) == before);
+
+	/* CRI-O with its own hooks dir: the admin's drop-in arrives between installs */
+	fk_write(f, "root/etc/crio/crio.conf", "[crio.runtime]\ncgroup_manager = \"systemd\"\n");
+	fk_mkdir(f, "root/etc/crio/crio.conf.d");	/* CRI-O's package ships it */
+	before = fk_snapshot(f);
+	opts(f, &o, RT_CRIO);
+	strcpy(o.hooks_dir, "/opt/ioweight/hooks.d");
+	free(run_install(&o, 0));
+	installed = fk_snapshot(f);
+	free(run_install(&o, 0));
+	assert_true(fk_snapshot(f) == installed);
+	fk_write(f, conf, admin);
+	free(run_install(&o, 0));
+	t = fk_read(f, "root/etc/crio/crio.conf.d/99-ioweight.conf");
+	assert_non_null(strstr(t, "hooks_dir = [\"/etc/containers/oci/hooks.d\", \"/opt/ioweight/hooks.d\"]\n"));
+	free(t);
+	installed = fk_snapshot(f);
+	out = run_install(&o, 0);
+	assert_null(strstr(out, "modify "));
+	free(out);
+	assert_true(fk_snapshot(f) == installed);
+	o.uninstall = true;
+	free(run_install(&o, 0));
+	t = fk_read(f, conf);
+	assert_string_equal(t, admin);
+	free(t);
+	unlink_rel(f, conf);
+	assert_true(fk_snapshot(f) == before);
+}
+
 static void test_wrapper_argv(void **state)
 {
 	char *a1[] = { "--root", "/run/containerd/runc/k8s.io", "--log", "/x/log.json", "--log-format", "json",
@@ -614,6 +821,7 @@ int run_install_tests(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_containerd_no_config, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_containerd_16_default, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_containerd_reinstall_runc_edit, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_containerd_debian_stock, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_containerd_v3, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_containerd_v3_glob_covers, fake_setup, fake_teardown),
@@ -625,6 +833,7 @@ int run_install_tests(void)
 		cmocka_unit_test(test_strip),
 		cmocka_unit_test_setup_teardown(test_crio, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_podman, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_hooksd_reinstall, fake_setup, fake_teardown),
 		cmocka_unit_test(test_wrapper_argv),
 		cmocka_unit_test_setup_teardown(test_wrapper_inject, fake_setup, fake_teardown),
 	};
