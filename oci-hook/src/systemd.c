@@ -200,8 +200,9 @@ static int append_weights(sd_bus_message *m, const struct unit_weights *w)
 	if (w->set && (r = sd.sd_bus_message_append(m, "(sv)", "IOWeight", "t", w->weight)) < 0)
 		return r;
 	if (w->n_devs) {
-		/* a(st): systemd resolves the path to the device when it applies
-		 * the unit; udev keeps /dev/block/MAJ:MIN for every disk */
+		/* a(st): systemd takes the device number from a /dev/block/
+		 * MAJ:MIN name without looking the path up, so neither udev's
+		 * link nor a name that may later be another disk's is needed */
 		if ((r = sd.sd_bus_message_open_container(m, 'r', "sv")) < 0 ||
 		    (r = sd.sd_bus_message_append(m, "s", "IODeviceWeight")) < 0 ||
 		    (r = sd.sd_bus_message_open_container(m, 'v', "a(st)")) < 0 ||

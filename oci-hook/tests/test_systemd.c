@@ -352,6 +352,49 @@ static void test_pod_through_systemd(void **state)
 	free(s);
 }
 
+/*
+ * The disk goes to systemd as /dev/block/MAJ:MIN, a name systemd reads the
+ * device number from without looking the path up (its lookup_block_device()
+ * parses /dev/block/ names first; the guest's systemd-check.sh shows 252
+ * keep the weight across daemon-reload with udev stopped and /dev/block
+ * removed).  So the hook neither needs the
+ * udev link nor follows one: without /dev/block (no udev) and with a link
+ * there pointing at another disk, systemd gets the same name.
+ */
+static void test_device_name_without_udev(void **state)
+{
+	struct fake *f = *state;
+	const char *want = POD_UNIT " runtime=1 IOWeight=500 IODeviceWeight=/dev/block/254:16:800\n"
+			   "cri-containerd-ctr3.scope runtime=1 IOWeight=300\n";
+
+	fk_config(f, pod_cfg);
+	for (int link = 0; link < 2; link++) {
+		struct fake_manager fm;
+		struct hook_result res;
+		struct hook_err err = { 0 };
+		char *s = systemd_state(f, 300, SPEC_CP, pod_ann), *got;
+
+		if (link)
+			fk_symlink(f, "../sda", "dev/block/254:16");
+		else
+			assert_null(fk_read(f, "dev/block/254:16"));
+		fk_write(f, "systemd-calls.log", "");
+		manager_start(f, &fm);
+		if (fk_run(f, s, &res, &err) < 0)
+			print_error("hook: %s\n", err.msg);
+		manager_stop(&fm);
+		assert_int_equal(err.code, 0);
+		got = calls(f);
+		assert_string_equal(got, want);
+		free(got);
+		got = fk_read(f, "cg" SPOD "/io.weight");
+		assert_string_equal(got, "254:16 800");
+		free(got);
+		hook_result_free(&res);
+		free(s);
+	}
+}
+
 /* createRuntime without a pid (crun): the cgroup and the driver both come
  * from config.json, and so do the annotations */
 static void test_spec_only(void **state)
@@ -618,6 +661,7 @@ int run_systemd_tests(void)
 		cmocka_unit_test(test_driver_from_cgroups_path),
 #ifdef HAVE_SYSTEMD
 		cmocka_unit_test_setup_teardown(test_pod_through_systemd, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_device_name_without_udev, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_spec_only, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_crun_subgroup, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_cgroupfs_never_calls, fake_setup, fake_teardown),

@@ -13,6 +13,10 @@
 # podman with its systemd cgroup manager: a container's weight goes to its
 # libpod-<id>.scope; one claiming to be a pod sandbox in machine.slice does
 # not start and leaves machine.slice alone.
+# Last, a node without udev (no /dev/block links, as in kind's nodes): the
+# hook names the disk /dev/block/MAJ:MIN all the same, which systemd reads
+# as a device number without looking for the link, and the device weight
+# survives daemon-reload.
 set -uo pipefail
 
 HOOK=${HOOK:-/ioweight/build/hook/ioweight-hook}
@@ -46,20 +50,20 @@ JSON
 }
 
 # bundle: a read-only rootfs of the guest's /usr, the hook as prestart
-make_bundle() {	# make_bundle DIR CGROUPS_PATH
+make_bundle() {	# make_bundle DIR CGROUPS_PATH [VDB_WEIGHT]
 	local b=$1 r=/tmp/rootfs
 	mkdir -p $r/usr $r/proc $r/dev $r/sys $r/tmp "$b"
 	for d in bin lib lib64 sbin; do ln -sfn usr/$d $r/$d; done
 	mountpoint -q $r/usr || mount --bind /usr $r/usr
 	(cd "$b" && rm -f config.json && runc spec)
-	B=$b CP=$2 HOOK=$HOOK python3 - <<'PY'
+	B=$b CP=$2 DW=${3:-800} HOOK=$HOOK python3 - <<'PY'
 import json, os
 p = os.environ['B'] + '/config.json'
 c = json.load(open(p))
 c['root'] = {'path': '/tmp/rootfs', 'readonly': True}
 c['process'].update(args=['sleep', '60'], terminal=False)
 c['annotations'] = {'io.kubernetes.cri.container-name': 'app', 'ioweight.dev/weight': '500',
-                    'ioweight.dev/container.app': '300', 'ioweight.dev/device-weights': '/dev/vdb=800'}
+                    'ioweight.dev/container.app': '300', 'ioweight.dev/device-weights': '/dev/vdb=' + os.environ['DW']}
 c['linux']['cgroupsPath'] = os.environ['CP']
 c['mounts'] = [m for m in c['mounts'] if m['destination'] != '/sys']
 c['hooks'] = {'prestart': [{'path': os.environ['HOOK'], 'args': ['ioweight-hook', 'prestart']}]}
@@ -140,11 +144,38 @@ podman_systemd() {
 	check "hooks.d entry removed" test ! -e $f
 }
 
+# udev stopped and its links gone; another pod, so that nothing is left
+# from the first one's units
+without_udev() {
+	local uid=0a1b2c3d_0000_1111_2222_999944445555 id=c0ffee02 unit cg
+	unit=kubepods-burstable-pod$uid.slice
+	cg=$CG/kubepods.slice/kubepods-burstable.slice/$unit
+	step "udev stopped, /dev/block removed"
+	systemctl stop systemd-udevd.service systemd-udevd-control.socket systemd-udevd-kernel.socket
+	rm -rf /dev/block
+	check "no udev: /dev/block is gone" test ! -e /dev/block
+	make_bundle /tmp/b3 "$unit:cri-containerd:$id" 700
+	: > $LOG
+	check "no udev: runc --systemd-cgroup create with the hook" runc --systemd-cgroup create --bundle /tmp/b3 $id
+	sed 's/^/# log: /' $LOG
+	check "no udev: pod slice IODeviceWeight /dev/block/254:16 700 in systemd" \
+		test "$(prop $unit IODeviceWeight)" = "/dev/block/254:16 700"
+	check "no udev: pod io.weight 254:16 700" grep -qx "254:16 700" $cg/io.weight
+	# the control: systemd, not the hook's write, puts it back
+	echo "254:16 5" > $cg/io.weight
+	check "no udev, control: a file write lands (254:16 5)" grep -qx "254:16 5" $cg/io.weight
+	step "systemctl daemon-reload"
+	systemctl daemon-reload
+	check "no udev, after daemon-reload: pod io.weight 254:16 700 again" grep -qx "254:16 700" $cg/io.weight
+	runc delete -f $id
+}
+
 main() {
 	write_config
 	pod_through_systemd
 	wrong_scope
 	podman_systemd
+	without_udev
 	echo "1..$n"
 	echo "# hook systemd-check: $((n - failed)) passed, $failed failed"
 	[ $failed -eq 0 ]
