@@ -159,7 +159,7 @@ static void reinstall_after_edits(struct fake *f, const char *orig, bool set_def
 
 	for (enum place p = 0; p < NR_PLACES; p++) {
 		struct install_opts o;
-		char *edited, *t, *out, *want = NULL;
+		char *edited, *t, *out, *d, *want = NULL;
 		uint64_t snap;
 
 		if (orig)
@@ -173,6 +173,12 @@ static void reinstall_after_edits(struct fake *f, const char *orig, bool set_def
 		snap = fk_snapshot(f);
 		opts(f, &o, RT_CONTAINERD);
 		o.set_default = set_default;
+		/* the real containerd 1.x reads the handler and the mirror both */
+		if (strstr(base, "version = 2") && (d = containerd_dump(f))) {
+			assert_non_null(strstr(d, "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.ioweight.options]\n            BinaryName = \"/usr/local/sbin/ioweight-runc\""));
+			assert_non_null(strstr(d, "endpoint = [\"https://mirror.invalid\"]"));
+			free(d);
+		}
 		for (int i = 0; i < 2; i++) {
 			out = run_install(&o, 0);
 			t = fk_read(f, CONF);
