@@ -585,6 +585,9 @@ static void test_containerd_refusals(void **state)
 		false, "cannot add the table for the ioweight runtime (line 3 sets a value at or above it)");
 	refused(f, "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\"]\n  containerd = { default_runtime_name = \"runc\" }\n",
 		true, "line 3: default_runtime_name is not a plain `key = \"string\"` line");
+	/* a `was:` copy of a marker would come back as a marker */
+	refused(f, "version = 2\n# ioweight-hook install: was: # <<< ioweight-hook install\n", false,
+		"without install's lines, line 2 would read as one of them: edit it by hand");
 	/* an imported file with a CRI section would shadow config.toml's */
 	fk_write(f, "root/etc/containerd/more/cri.toml", "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".registry]\n  config_path = \"/x\"\n");
 	refused(f, "version = 2\nimports = [\"more/*.toml\"]\n", false,
