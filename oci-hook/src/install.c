@@ -805,8 +805,9 @@ int install_containerd_config(const char *old, size_t len, const struct ctrd_opt
 		if (fresh || (at_line_between_items(&d, &base, m.block_at) &&
 			      at_line_between_items(&d, &base, m.nl_at)))
 			break;
-		/* an earlier install's lines were moved into a value: start over
-		 * from what --uninstall gives, as a first install would */
+		/* an earlier install's lines were moved into a value (or above
+		 * a byte order mark): start over from what --uninstall gives,
+		 * as a first install would */
 		toml_doc_free(&d);
 		drop_added_nl(&base, &m);
 		m.block_at = NO_MARK;
