@@ -16,12 +16,18 @@
 #   containerd.img      ext4 image (label ioweight-ctrd) of a containerd 1.6
 #                       root where both archives are imported and unpacked
 #                       (overlayfs snapshotter) in the k8s.io namespace
+#   podman.img          ext4 image (label ioweight-podman) of a
+#                       containers-storage root (overlay driver) where podman
+#                       has loaded both archives: the guest mounts it at
+#                       /var/lib/containers/storage for `podman kube play`,
+#                       the pause image being podman's infra image
 #
 # Why pre-import on the host: `ctr images import` in the TCG guest takes
-# ~30 s per boot; a private host containerd (own root, state, socket and
-# config, never the system one) does it once, and the guest only mounts the
-# result. The key of the cache is the hash of the binaries, libraries,
-# containerd version and this script.
+# ~30 s per boot, `podman load` 39 s; a private host containerd (own root,
+# state, socket and config, never the system one) and a podman with its own
+# root and run directory do it once, and the guest only mounts the results.
+# The key of the cache is the hash of the binaries, libraries, containerd
+# and podman versions and this script.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,6 +44,7 @@ step() { printf '[e2e-image %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 ensure_host_tools() {
 	local missing=()
 	command -v containerd >/dev/null || missing+=(containerd)
+	command -v podman >/dev/null || missing+=(podman)
 	[ -x /bin/busybox ] || missing+=(busybox-static)
 	command -v fio >/dev/null || missing+=(fio)
 	command -v mkfs.ext4 >/dev/null || missing+=(e2fsprogs)
@@ -59,6 +66,7 @@ cache_key() {
 	{
 		image_inputs | xargs sha1sum
 		containerd --version
+		podman --version
 		sha1sum "$0"
 	} | sha1sum | cut -c1-16
 }
@@ -217,12 +225,37 @@ preimport() {
 	trap - EXIT
 }
 
+# podman's own storage root on the host: --root, --runroot and --tmpdir are
+# private, so neither the host's containers nor its configuration meet it.
+# Podman's database (libpod/) records the paths it was created with and
+# would refuse the guest's; it holds containers and pods, none here, so it
+# is left out, as is the network backend podman picked on the host. The
+# images themselves live in the storage's overlay-images and overlay-layers.
+preload_podman() {
+	local root=$out/podman-root tmp archive ref have
+	tmp=$(mktemp -d /run/ioweight-e2e-podman.XXXXXX)
+	rm -rf "$root" && mkdir -p "$root"
+	local pm=(podman --root "$root" --runroot "$tmp/run" --tmpdir "$tmp/tmp"
+		  --storage-driver overlay --events-backend none --cgroup-manager cgroupfs)
+	: > "$out/podman-load.log"
+	for archive in "$@"; do
+		"${pm[@]}" load -i "$archive" >> "$out/podman-load.log" 2>&1 \
+			|| { cat "$out/podman-load.log" >&2; rm -rf "$tmp"; die "podman load $archive failed"; }
+	done
+	have=$("${pm[@]}" images --format '{{.Repository}}:{{.Tag}}')
+	for ref in "$image_ref" "$pause_ref"; do
+		grep -qx "$ref" <<< "$have" || { rm -rf "$tmp"; die "podman load did not name an image $ref (has: $have)"; }
+	done
+	rm -rf "$tmp" "$root/libpod" "$root/defaultNetworkBackend"
+	find "$root/tmp" -mindepth 1 -delete 2>/dev/null || true
+}
+
 pack_ext4() {
-	local root=$1 img=$2 mib
+	local root=$1 img=$2 label=$3 mib
 	mib=$(( $(du -sm "$root" | cut -f1) * 2 + 256 ))
 	rm -f "$img.tmp"
 	truncate -s "${mib}M" "$img.tmp"
-	mkfs.ext4 -q -F -L ioweight-ctrd -d "$root" "$img.tmp"
+	mkfs.ext4 -q -F -L "$label" -d "$root" "$img.tmp"
 	mv "$img.tmp" "$img"
 }
 
@@ -232,7 +265,7 @@ main() {
 	local key t0
 	key=$(cache_key)
 	if [ "$force" != --force ] && [ -f "$out/containerd.img" ] && [ -f "$out/fio-image.oci.tar" ] &&
-	   [ -f "$out/pause-image.oci.tar" ] &&
+	   [ -f "$out/pause-image.oci.tar" ] && [ -f "$out/podman.img" ] &&
 	   [ "$(cat "$out/containerd.img.stamp" 2>/dev/null)" = "$key" ]; then
 		step "up to date (build/e2e/containerd.img, key $key)"
 		return 0
@@ -252,8 +285,12 @@ main() {
 	step "pre-importing with a private host containerd ($(containerd --version | awk '{print $3}'))"
 	preimport "$out/fio-image.oci.tar" "$out/pause-image.oci.tar"
 	step "packing the containerd root into build/e2e/containerd.img (mkfs.ext4 -d)"
-	pack_ext4 "$out/ctrd-root" "$out/containerd.img"
-	rm -rf "$out/ctrd-root" "$out/image-rootfs" "$out/pause-rootfs"
+	pack_ext4 "$out/ctrd-root" "$out/containerd.img" ioweight-ctrd
+	step "pre-loading podman's storage ($(podman --version | awk '{print $3}'))"
+	preload_podman "$out/fio-image.oci.tar" "$out/pause-image.oci.tar"
+	step "packing podman's storage into build/e2e/podman.img (mkfs.ext4 -d)"
+	pack_ext4 "$out/podman-root" "$out/podman.img" ioweight-podman
+	rm -rf "$out/ctrd-root" "$out/podman-root" "$out/image-rootfs" "$out/pause-rootfs"
 	echo "$key" > "$out/containerd.img.stamp"
 	step "done in $(( ($(date +%s%N) - t0) / 1000000 )) ms: $(du -h --apparent-size "$out/fio-image.oci.tar" | cut -f1) archive"
 }

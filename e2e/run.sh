@@ -7,7 +7,7 @@
 #
 #   e2e/run.sh [--results FILE] [--kernel K] [--group G]... [TEST...]
 #     --results FILE   write "PASSED FAILED SKIPPED TODO" there (make test reads it)
-#     --group G        only these groups (below; default: all)
+#     --group G        only these groups (below; default: all but podman)
 #     --kernel K       ioweight (default, or $E2E_KERNEL), baseline, or a bzImage
 #                      path; sharing results only mean something on ioweight
 #     TEST...          names in e2e/tests/ (default: all, in groups below)
@@ -22,7 +22,10 @@
 # with the cgroupfs driver, and "systemd" (annotations, pod_annotations, two
 # pods with two containers in one, three pods, with systemd as PID 1 and the
 # systemd cgroup driver) - and sums the results. TEST names select within every
-# group.
+# group. One more group runs only when named with --group: "podman" (`podman
+# kube play` of the same manifests, hook installed by `install --runtime
+# podman`, systemd boot); it stays out of the default run until the hook
+# weights podman's pod cgroups (docs/e2e.md).
 # Logs: build/e2e/runs/<time>-<pid>/<group>/ (console.log, output, hook and
 # containerd logs, share measurements); build/e2e/run-<group> is the latest.
 set -euo pipefail
@@ -52,20 +55,24 @@ declare -A groups=(
 	[functional]="10-install.sh 20-annotations.sh 25-pod-annotations.sh 30-failure-policy.sh"
 	[sharing]="40-two-pods.sh 45-pod-containers.sh 50-three-pods.sh"
 	[systemd]="20-annotations.sh 25-pod-annotations.sh 45-pod-containers.sh 50-three-pods.sh"
+	[podman]="60-podman-kube-play.sh"
 )
 # group name -> extra vm/run.sh options: the systemd group boots with
 # systemd as PID 1, and containerd and kcri use the systemd cgroup driver
 declare -A group_vm=(
 	[systemd]="--systemd --append E2E_CGROUP_DRIVER=systemd"
+	[podman]="--systemd --append E2E_CGROUP_DRIVER=systemd"
 )
 group_order=(functional sharing systemd)
+# run only when named by --group
+optin_groups=(podman)
 
 write_results() {
 	[ -z "$results" ] || echo "$1 $2 $3 ${4:-0}" > "$results"
 }
 
 build_prereqs() {
-	stage "container and sandbox images + pre-imported containerd root (e2e/image.sh)"
+	stage "container and sandbox images + pre-imported containerd root and podman storage (e2e/image.sh)"
 	e2e/image.sh
 	stage "CRI client stubs (e2e/cri-stubs.sh)"
 	e2e/cri-stubs.sh
@@ -104,7 +111,7 @@ run_group() {
 	# shellcheck disable=SC2086 # the group's options are words
 	vm/run.sh --kernel "$kernel" --timeout 1200 --run-dir "$dir" ${group_vm[$g]:-} \
 		--disk size=2G,iops=1000,iops-size=4096 \
-		--attach build/e2e/containerd.img \
+		--attach build/e2e/containerd.img --attach build/e2e/podman.img \
 		-- /ioweight/e2e/guest/suite.sh "$dir" "${tests[@]}" || true
 	if [ -s "$dir/results" ] && read -r p f s t < "$dir/results"; then
 		echo "-- $g: $p passed, $f failed, $s skipped, ${t:-0} todo"
@@ -129,8 +136,9 @@ main() {
 	mkdir -p "$runs"
 	{ ls -1d build/e2e/runs/*/ 2>/dev/null || true; } | head -n -10 | xargs -r rm -rf
 	build_prereqs
-	for g in "${group_order[@]}"; do
-		if [ ${#only_groups[@]} = 0 ] || [[ " ${only_groups[*]} " == *" $g "* ]]; then
+	for g in "${group_order[@]}" "${optin_groups[@]}"; do
+		if { [ ${#only_groups[@]} = 0 ] && [[ " ${group_order[*]} " == *" $g "* ]]; } ||
+		   [[ " ${only_groups[*]} " == *" $g "* ]]; then
 			run_group "$g"
 		fi
 	done

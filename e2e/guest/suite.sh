@@ -10,7 +10,7 @@ rundir=/ioweight/$1; shift
 export E2E_RESULTS_DIR=${rundir#/ioweight/}
 collect_logs() {
 	cp /var/log/ioweight-hook.log /var/log/containerd.log /var/log/ioweight-install.log \
-		"$rundir/" 2>/dev/null || true
+		/var/log/ioweight-install-podman.log "$rundir/" 2>/dev/null || true
 }
 if ! /ioweight/e2e/guest/setup.sh; then
 	echo "not ok - e2e guest setup failed (see above)"
