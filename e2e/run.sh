@@ -7,13 +7,14 @@
 #
 #   e2e/run.sh [--results FILE] [--kernel K] [--group G]... [TEST...]
 #     --results FILE   write "PASSED FAILED SKIPPED TODO" there (make test reads it)
-#     --group G        only these groups (below; default: all but podman)
+#     --group G        only these groups (below; default: functional,
+#                      sharing, systemd)
 #     --kernel K       ioweight (default, or $E2E_KERNEL), baseline, or a bzImage
 #                      path; sharing results only mean something on ioweight
 #     TEST...          names in e2e/tests/ (default: all, in groups below)
 #
-# Builds what is missing first: the container and sandbox images and the
-# pre-imported containerd root (e2e/image.sh), the CRI stubs
+# Builds what is missing first: the container and sandbox images, the
+# pre-imported containerd root and podman storage (e2e/image.sh), the CRI stubs
 # (e2e/cri-stubs.sh), the hook (make -C oci-hook), the guest image
 # (vm/build-image.sh) and, only when absent, the kernel. Then it boots the
 # guest once per group of tests - "functional" (install, annotations,
@@ -22,9 +23,11 @@
 # with the cgroupfs driver, and "systemd" (annotations, pod_annotations, two
 # pods with two containers in one, three pods, with systemd as PID 1 and the
 # systemd cgroup driver) - and sums the results. TEST names select within every
-# group. One more group runs only when named with --group: "podman" (`podman
+# group. Two more groups run only when named with --group: "sharing-systemd"
+# (the sharing tests under systemd, for e2e/measure.sh: 40-two-pods' lone-pod
+# check once missed under systemd on a loaded host) and "podman" (`podman
 # kube play` of the same manifests, hook installed by `install --runtime
-# podman`, systemd boot); it stays out of the default run until the hook
+# podman`, systemd boot), which stays out of the default run until the hook
 # weights podman's pod cgroups (docs/e2e.md).
 # Logs: build/e2e/runs/<time>-<pid>/<group>/ (console.log, output, hook and
 # containerd logs, share measurements); build/e2e/run-<group> is the latest.
@@ -55,17 +58,19 @@ declare -A groups=(
 	[functional]="10-install.sh 20-annotations.sh 25-pod-annotations.sh 30-failure-policy.sh"
 	[sharing]="40-two-pods.sh 45-pod-containers.sh 50-three-pods.sh"
 	[systemd]="20-annotations.sh 25-pod-annotations.sh 45-pod-containers.sh 50-three-pods.sh"
+	[sharing-systemd]="40-two-pods.sh 45-pod-containers.sh 50-three-pods.sh"
 	[podman]="60-podman-kube-play.sh"
 )
 # group name -> extra vm/run.sh options: the systemd group boots with
 # systemd as PID 1, and containerd and kcri use the systemd cgroup driver
 declare -A group_vm=(
 	[systemd]="--systemd --append E2E_CGROUP_DRIVER=systemd"
+	[sharing-systemd]="--systemd --append E2E_CGROUP_DRIVER=systemd"
 	[podman]="--systemd --append E2E_CGROUP_DRIVER=systemd"
 )
 group_order=(functional sharing systemd)
 # run only when named by --group
-optin_groups=(podman)
+optin_groups=(sharing-systemd podman)
 
 write_results() {
 	[ -z "$results" ] || echo "$1 $2 $3 ${4:-0}" > "$results"
