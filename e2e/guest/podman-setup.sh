@@ -7,9 +7,9 @@
 # Steps: mount podman's storage pre-loaded on the host (e2e/image.sh:
 # localhost/ioweight/fio:e2e and the pause image), name the pause image as
 # podman's infra image in containers.conf - podman would otherwise build a
-# pause image around catatonit, which the guest lacks, or pull one - and
-# install the hook with `ioweight-hook install --runtime podman` (a hooks.d
-# entry; --dry-run first, as for containerd).
+# pause image around catatonit, which the guest lacks - and install the
+# hook with `ioweight-hook install --runtime podman` (a hooks.d entry;
+# --dry-run first, as for containerd).
 set -euo pipefail
 source /ioweight/e2e/guest/lib.sh
 
